@@ -1,0 +1,93 @@
+/**
+ * The HTTP application: one OpenAPIHono with the envelope, authentication,
+ * the body limit, every route group, the OpenAPI document and the docs.
+ * One onError turns anything thrown into the envelope; nothing else writes
+ * error bodies, so no path or stack trace can slip out.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { CursorCodec } from './artifacts/cursor.ts';
+import type { ArtifactStore } from './artifacts/types.ts';
+import { authenticate, type AppEnv } from './auth/middleware.ts';
+import type { TokenDirectory } from './auth/principals.ts';
+import type { DatasourceRegistry } from './datasources/registry.ts';
+import { SluiceError } from './errors.ts';
+import type { QueryService } from './query/query-service.ts';
+import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
+import { errorBody } from './routes/common/envelope.ts';
+import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
+import { registerQueryRoutes } from './routes/queries/handlers.ts';
+import { registerDocs } from './routes/system/docs.ts';
+import { registerHealth } from './routes/system/health.ts';
+
+export interface AppDeps {
+  tokens: TokenDirectory;
+  datasources: DatasourceRegistry;
+  store: ArtifactStore;
+  queries: QueryService;
+  cursors: CursorCodec;
+  bodyLimitBytes: number;
+  isReady: () => boolean;
+  version: string;
+}
+
+function validationError(issues: { path: PropertyKey[]; message: string }[]): SluiceError {
+  const first = issues[0];
+  const where = first && first.path.length > 0 ? first.path.map(String).join('.') : 'body';
+  return new SluiceError('VALIDATION_ERROR', `Invalid request: ${where}: ${first?.message ?? 'invalid value'}.`, {
+    issues: issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+  });
+}
+
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error.issues);
+    },
+  });
+
+  app.onError((error, c) => {
+    let failure: SluiceError;
+    if (error instanceof SluiceError) failure = error;
+    else if (error instanceof HTTPException && error.status === 413) failure = new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
+    else if (error instanceof HTTPException && error.status < 500) failure = new SluiceError('VALIDATION_ERROR', 'The request body is not valid JSON, or the Content-Type is not application/json.');
+    else {
+      console.error('unhandled error:', error);
+      failure = new SluiceError('INTERNAL', 'An internal error occurred.');
+    }
+    return c.json(errorBody(failure), failure.status as 400);
+  });
+  app.notFound((c) => c.json(errorBody(new SluiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}.`)), 404));
+
+  registerHealth(app as never, deps.isReady);
+  registerDocs(app as never);
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: deps.bodyLimitBytes,
+      onError: () => {
+        throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
+      },
+    }),
+  );
+  app.use('/api/*', authenticate(deps.tokens));
+  app.openAPIRegistry.registerComponent('securitySchemes', 'token', { type: 'apiKey', in: 'header', name: 'X-Token' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+
+  registerQueryRoutes(app, deps.queries);
+  registerArtifactRoutes(app, deps.store, deps.cursors);
+  registerDatasourceRoutes(app, deps.datasources);
+
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Sluice',
+      version: deps.version,
+      description:
+        'Read-only SQL for people and AI agents: every query answers with a bounded preview, exact completeness metadata and an opaque handle to the complete result (a Parquet artifact) that can be paged, projected, filtered and sorted. Every /api route needs X-Token (or Authorization: Bearer).',
+    },
+    security: [{ token: [] }, { bearer: [] }],
+  });
+  return app;
+}

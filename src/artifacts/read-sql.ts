@@ -1,0 +1,157 @@
+/**
+ * Builds the DuckDB statement for one page of an artifact: projection,
+ * filters (values always bound as parameters, never spliced), sort with the
+ * artifact's row order as the last key so ties keep their stored order, and
+ * the page window. Column names are checked against the artifact's schema
+ * here, so a caller's text never reaches SQL except as a bound value.
+ */
+import { SluiceError } from '../errors.ts';
+import { quoteIdent, quoteLiteral, type PlannedColumn } from '../export/column-plan.ts';
+import { FILTER_OPS, type Filter, type FilterOp, type ReadRequest, type SortKey } from './types.ts';
+import { rowJsonExpression } from './value-encoding.ts';
+import { checkFilterValue } from './filter-values.ts';
+
+export type BoundValue = string | number | boolean | null;
+
+export interface PartFile {
+  path: string;
+  rows: number;
+}
+
+export interface ReadStatement {
+  sql: string;
+  params: BoundValue[];
+  columns: PlannedColumn[];
+}
+
+function resolveColumn(columns: PlannedColumn[], name: string, role: string): PlannedColumn {
+  const matches = columns.filter((c) => c.name === name);
+  if (matches.length === 0) {
+    throw new SluiceError('VALIDATION_ERROR', `Unknown column "${name}" in ${role}.`, {
+      column: name,
+      available: columns.map((c) => c.name),
+    });
+  }
+  if (matches.length > 1) {
+    throw new SluiceError('VALIDATION_ERROR', `Column name "${name}" appears ${matches.length} times in this artifact; it cannot be used in ${role}.`, {
+      column: name,
+    });
+  }
+  return matches[0]!;
+}
+
+export function project(columns: PlannedColumn[], names: string[] | undefined): PlannedColumn[] {
+  if (names === undefined) return columns;
+  if (names.length === 0) throw new SluiceError('VALIDATION_ERROR', '"columns" must name at least one column.');
+  return names.flatMap((name) => {
+    const matches = columns.filter((c) => c.name === name);
+    if (matches.length === 0) {
+      throw new SluiceError('VALIDATION_ERROR', `Unknown column "${name}" in columns.`, {
+        column: name,
+        available: columns.map((c) => c.name),
+      });
+    }
+    // A duplicated name selects every column that carries it, in artifact order.
+    return matches;
+  });
+}
+
+/** Numeric text has no DuckDB number type wide enough to be exact, so it compares and sorts as DOUBLE. */
+function comparable(column: PlannedColumn): string {
+  const ref = quoteIdent(column.storageName);
+  return column.storage === 'numeric_text' ? `TRY_CAST(${ref} AS DOUBLE)` : ref;
+}
+
+function bind(column: PlannedColumn, value: unknown, params: BoundValue[]): string {
+  params.push(checkFilterValue(column, value));
+  return column.storage === 'numeric_text' ? 'CAST(? AS DOUBLE)' : `CAST(? AS ${column.duckType})`;
+}
+
+function filterSql(columns: PlannedColumn[], filter: Filter, params: BoundValue[]): string {
+  if (!(FILTER_OPS as readonly string[]).includes(filter.op)) {
+    throw new SluiceError('UNSUPPORTED_CAPABILITY', `Filter op "${filter.op}" is not supported; use one of ${FILTER_OPS.join(', ')}.`, {
+      op: filter.op,
+      supported: [...FILTER_OPS],
+    });
+  }
+  const column = resolveColumn(columns, filter.column, 'filters');
+  const ref = comparable(column);
+  const op = filter.op as FilterOp;
+  const needsList = op === 'in' || op === 'not_in' || op === 'between';
+  if (needsList && !Array.isArray(filter.value)) {
+    throw new SluiceError('VALIDATION_ERROR', `Filter "${op}" on "${column.name}" needs an array value.`);
+  }
+  const list = needsList ? (filter.value as unknown[]) : [];
+  switch (op) {
+    case 'is_null':
+      return `${ref} IS NULL`;
+    case 'is_not_null':
+      return `${ref} IS NOT NULL`;
+    case 'eq':
+      return `${ref} = ${bind(column, filter.value, params)}`;
+    case 'ne':
+      return `${ref} IS DISTINCT FROM ${bind(column, filter.value, params)}`;
+    case 'lt':
+      return `${ref} < ${bind(column, filter.value, params)}`;
+    case 'lte':
+      return `${ref} <= ${bind(column, filter.value, params)}`;
+    case 'gt':
+      return `${ref} > ${bind(column, filter.value, params)}`;
+    case 'gte':
+      return `${ref} >= ${bind(column, filter.value, params)}`;
+    case 'between':
+      if (list.length !== 2) throw new SluiceError('VALIDATION_ERROR', `Filter "between" on "${column.name}" needs [low, high].`);
+      return `${ref} BETWEEN ${bind(column, list[0], params)} AND ${bind(column, list[1], params)}`;
+    case 'in':
+    case 'not_in': {
+      if (list.length === 0 || list.length > 1000) {
+        throw new SluiceError('VALIDATION_ERROR', `Filter "${op}" on "${column.name}" needs 1 to 1000 values.`);
+      }
+      const items = list.map((v) => bind(column, v, params)).join(', ');
+      return op === 'in' ? `${ref} IN (${items})` : `(${ref} IS NULL OR ${ref} NOT IN (${items}))`;
+    }
+    case 'contains':
+    case 'starts_with': {
+      if (typeof filter.value !== 'string') {
+        throw new SluiceError('VALIDATION_ERROR', `Filter "${op}" on "${column.name}" needs a string value.`);
+      }
+      params.push(filter.value);
+      const text = `CAST(${quoteIdent(column.storageName)} AS VARCHAR)`;
+      return op === 'contains' ? `contains(${text}, ?)` : `starts_with(${text}, ?)`;
+    }
+  }
+}
+
+function orderSql(columns: PlannedColumn[], sort: SortKey[]): string {
+  const keys = sort.map((key) => {
+    const column = resolveColumn(columns, key.column, 'sort');
+    return `${comparable(column)} ${key.direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
+  });
+  return `ORDER BY ${[...keys, 'filename', 'file_row_number'].join(', ')}`;
+}
+
+export function buildReadStatement(columns: PlannedColumn[], parts: PartFile[], request: ReadRequest): ReadStatement {
+  const selected = project(columns, request.columns);
+  const params: BoundValue[] = [];
+  const where = (request.filters ?? []).map((f) => filterSql(columns, f, params));
+  const sorted = (request.sort ?? []).length > 0;
+  let files = parts;
+  let offset = request.offset;
+  if (where.length === 0 && !sorted) {
+    // Plain paging: skip whole parts by their row counts, so a deep page reads only what it returns.
+    let skip = 0;
+    while (skip < files.length - 1 && offset >= files[skip]!.rows) offset -= files[skip++]!.rows;
+    files = files.slice(skip);
+  }
+  const list = files.map((p) => quoteLiteral(p.path)).join(', ');
+  const from = `read_parquet([${list}], filename = true, file_row_number = true)`;
+  const sql = [
+    `SELECT ${rowJsonExpression(selected)} FROM ${from}`,
+    where.length > 0 ? `WHERE ${where.join(' AND ')}` : '',
+    sorted ? orderSql(columns, request.sort!) : '',
+    `LIMIT ${request.limit + 1} OFFSET ${offset}`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return { sql, params, columns: selected };
+}

@@ -1,0 +1,125 @@
+/**
+ * The artifact store contract. The API and the AI tools depend on this
+ * interface and never on files or a catalog: a driver decides where bytes and
+ * metadata live (local files with an embedded catalog first; a PostgreSQL
+ * catalog with object storage can follow without touching callers).
+ * Capabilities are declared, so a read asking for more than a driver offers
+ * is refused with UNSUPPORTED_CAPABILITY instead of reaching a backend.
+ */
+import type { Cap } from '../export/export-types.ts';
+import type { PlannedColumn } from '../export/column-plan.ts';
+import type { ParquetPart } from '../export/part-writer.ts';
+
+export type ArtifactState = 'WRITING' | 'COMMITTED' | 'EXPIRED' | 'DELETED';
+export type Coverage = 'COMPLETE' | 'PREFIX';
+
+export const FILTER_OPS = [
+  'eq',
+  'ne',
+  'lt',
+  'lte',
+  'gt',
+  'gte',
+  'in',
+  'not_in',
+  'between',
+  'is_null',
+  'is_not_null',
+  'contains',
+  'starts_with',
+] as const;
+export type FilterOp = (typeof FILTER_OPS)[number];
+
+export interface Capabilities {
+  projection: boolean;
+  filterOps: FilterOp[];
+  sort: boolean;
+  aggregate: boolean;
+  formats: ('parquet' | 'csv' | 'jsonl')[];
+}
+
+/** Who is asking: every lookup is scoped to one principal. */
+export interface Owner {
+  principal: string;
+  sessionId: string;
+}
+
+export interface ArtifactMeta {
+  id: string;
+  state: ArtifactState;
+  principal: string;
+  sessionId: string;
+  sql: string;
+  datasource: string;
+  columns: PlannedColumn[];
+  rowCount: number;
+  sizeBytes: number;
+  coverage: Coverage;
+  boundedBy: Cap | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** A finished export waiting to become an artifact. */
+export interface StagedResult {
+  stagingDir: string;
+  parts: ParquetPart[];
+  columns: PlannedColumn[];
+  rowCount: number;
+  coverage: Coverage;
+  boundedBy: Cap | null;
+  sql: string;
+  datasource: string;
+}
+
+export type CommitOutcome =
+  | { decision: 'CREATED'; artifact: ArtifactMeta }
+  | { decision: 'DENIED'; reason: 'QUOTA_EXCEEDED'; message: string };
+
+export interface Filter {
+  column: string;
+  op: string;
+  value?: unknown;
+}
+
+export interface SortKey {
+  column: string;
+  direction: 'asc' | 'desc';
+}
+
+export interface ReadRequest {
+  columns?: string[] | undefined;
+  filters?: Filter[] | undefined;
+  sort?: SortKey[] | undefined;
+  limit: number;
+  /** Rows of the (filtered, sorted) result to skip; decoded from a cursor by the caller. */
+  offset: number;
+}
+
+export interface ReadPage {
+  columns: { name: string; type: string }[];
+  rows: unknown[][];
+  /** True when rows past this page exist. */
+  more: boolean;
+}
+
+export interface ArtifactPage {
+  artifacts: ArtifactMeta[];
+  nextCursor: string | null;
+}
+
+export interface ArtifactStore {
+  readonly capabilities: Capabilities;
+  /** A fresh directory for an export to write into; nothing there is visible until commit. */
+  stagingDir(): string;
+  commit(owner: Owner, staged: StagedResult, ttlSeconds: number): CommitOutcome;
+  abort(stagingDir: string): void;
+  /** Metadata of a readable artifact of this principal; NOT_FOUND or ARTIFACT_EXPIRED otherwise. */
+  get(principal: string, id: string): ArtifactMeta;
+  read(principal: string, id: string, request: ReadRequest): Promise<ReadPage>;
+  list(principal: string, sessionId: string | undefined, after: string | undefined, limit: number): ArtifactPage;
+  delete(principal: string, id: string): void;
+  /** Drops leftovers of exports that never committed (a crash): run in the background after start. */
+  sweepStaging(): Promise<number>;
+  close(): void;
+}

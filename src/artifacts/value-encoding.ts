@@ -1,0 +1,55 @@
+/**
+ * The contract's value encoding, written once as DuckDB SQL. Previews, page
+ * reads and JSONL downloads all select `rowJsonExpression(...)`, so a value
+ * looks the same wherever a caller meets it: int8 and numeric as exact
+ * decimal strings, non-finite floats as strings, timestamps with all six
+ * fractional digits (timestamptz in UTC with a Z), arrays as JSON arrays.
+ */
+import { quoteIdent, type StorageKind } from '../export/column-plan.ts';
+
+const TS_FORMAT = "'%Y-%m-%dT%H:%M:%S.%f'";
+
+function nonFinite(ref: string, duckType: string, finite: string): string {
+  return (
+    `CASE WHEN ${ref} = 'infinity'::${duckType} THEN '"infinity"'::JSON ` +
+    `WHEN isinf(${ref}) THEN '"-infinity"'::JSON ELSE ${finite} END`
+  );
+}
+
+/** A DuckDB expression giving the JSON value of one stored column. */
+export function valueJsonExpression(storage: StorageKind, storageName: string): string {
+  const ref = quoteIdent(storageName);
+  switch (storage) {
+    case 'bool':
+    case 'int':
+    case 'text':
+    case 'bytea':
+      return `to_json(${ref})`;
+    case 'int8':
+    case 'decimal':
+    case 'numeric_text':
+      return `to_json(CAST(${ref} AS VARCHAR))`;
+    case 'float':
+      return (
+        `CASE WHEN isnan(${ref}) THEN '"NaN"'::JSON ` +
+        `WHEN isinf(${ref}) AND ${ref} > 0 THEN '"Infinity"'::JSON ` +
+        `WHEN isinf(${ref}) THEN '"-Infinity"'::JSON ELSE to_json(${ref}) END`
+      );
+    case 'date':
+      return nonFinite(ref, 'DATE', `to_json(strftime(${ref}, '%Y-%m-%d'))`);
+    case 'timestamp':
+      return nonFinite(ref, 'TIMESTAMP', `to_json(strftime(${ref}, ${TS_FORMAT}))`);
+    case 'timestamptz':
+      // The reading connection runs with TimeZone=UTC, so this is the UTC wall clock.
+      return nonFinite(ref, 'TIMESTAMPTZ', `to_json(strftime(${ref}, ${TS_FORMAT} || 'Z'))`);
+    case 'json_array':
+      return `CAST(${ref} AS JSON)`;
+  }
+}
+
+/** One JSON array per row, in column order; parsed once per row on the JS side. */
+export function rowJsonExpression(columns: { storage: StorageKind; storageName: string }[]): string {
+  if (columns.length === 0) return `'[]'`;
+  const values = columns.map((c) => valueJsonExpression(c.storage, c.storageName));
+  return `CAST(to_json(list_value(${values.join(', ')})) AS VARCHAR)`;
+}

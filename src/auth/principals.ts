@@ -1,0 +1,46 @@
+/**
+ * Who a token belongs to and what it may do. Roles nest: reader < analyst <
+ * admin; a token without roles is an analyst. Comparison of tokens is by
+ * hash in a map, so lookup time does not depend on how much of a guess matches.
+ */
+import { createHash } from 'node:crypto';
+import type { TokenSetting } from '../config.ts';
+
+export type Role = 'reader' | 'analyst' | 'admin';
+
+export interface Principal {
+  id: string;
+  role: Role;
+  /** Datasource ids this principal may use; '*' for all. */
+  datasources: string[];
+}
+
+const RANK: Record<Role, number> = { reader: 0, analyst: 1, admin: 2 };
+
+export function hasRole(principal: Principal, needed: Role): boolean {
+  return RANK[principal.role] >= RANK[needed];
+}
+
+export function mayUseDatasource(principal: Principal, datasource: string): boolean {
+  return principal.datasources.includes('*') || principal.datasources.includes(datasource);
+}
+
+function digest(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export class TokenDirectory {
+  readonly #byDigest = new Map<string, Principal>();
+
+  constructor(tokens: TokenSetting[]) {
+    for (const t of tokens) {
+      const roles = t.roles ?? ['analyst'];
+      const role = roles.reduce<Role>((best, r) => (RANK[r] > RANK[best] ? r : best), 'reader');
+      this.#byDigest.set(digest(t.token), { id: t.principal, role, datasources: t.datasources ?? ['*'] });
+    }
+  }
+
+  lookup(token: string): Principal | undefined {
+    return this.#byDigest.get(digest(token));
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Settings, read once from the environment. Every variable of the contract is
+ * parsed here and nowhere else, so a bad value stops start-up with a message
+ * that names the variable instead of failing later at a distance.
+ */
+import { z } from 'zod';
+
+const GIB = 1024 * 1024 * 1024;
+
+const datasourceSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  url: z.string().min(1),
+  description: z.string().optional(),
+});
+
+const tokenSchema = z.object({
+  token: z.string().min(8),
+  principal: z.string().regex(/^[A-Za-z0-9_.@-]{1,128}$/),
+  roles: z.array(z.enum(['reader', 'analyst', 'admin'])).optional(),
+  datasources: z.array(z.string()).optional(),
+});
+
+export type DatasourceSetting = z.infer<typeof datasourceSchema>;
+export type TokenSetting = z.infer<typeof tokenSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  datasources: DatasourceSetting[];
+  tokens: TokenSetting[] | undefined;
+  previewRows: number;
+  maxRows: number;
+  maxBytes: number;
+  maxDurationMs: number;
+  artifactTtlS: number;
+  principalQuotaBytes: number;
+  workspaceQuotaBytes: number;
+  queryWorkers: number;
+  readWorkers: number;
+  bodyLimitBytes: number;
+  openai: { apiKey: string | undefined; baseUrl: string | undefined; model: string };
+  modelsDir: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer between ${min} and ${max}; got "${raw}".`);
+  }
+  return value;
+}
+
+function json<T>(env: Env, name: string, schema: z.ZodType<T>): T | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error(`${name} is not valid JSON.`);
+  }
+  const result = schema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new Error(`${name} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+  }
+  return result.data;
+}
+
+export function loadConfig(env: Env): Config {
+  const datasources = json(env, 'SLUICE_DATASOURCES', z.array(datasourceSchema)) ?? [];
+  const ids = new Set<string>();
+  for (const ds of datasources) {
+    if (ids.has(ds.id)) throw new Error(`SLUICE_DATASOURCES lists the id "${ds.id}" twice.`);
+    ids.add(ds.id);
+  }
+  return {
+    port: int(env, 'PORT', 8787, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    dataDir: env.SLUICE_DATA_DIR || './.sluice',
+    databaseUrl: env.DATABASE_URL || undefined,
+    datasources,
+    tokens: json(env, 'SLUICE_TOKENS', z.array(tokenSchema).min(1)),
+    previewRows: int(env, 'SLUICE_PREVIEW_ROWS', 50, 0, 500),
+    maxRows: int(env, 'SLUICE_MAX_ROWS', 1_000_000, 1, Number.MAX_SAFE_INTEGER),
+    maxBytes: int(env, 'SLUICE_MAX_BYTES', 268_435_456, 1, Number.MAX_SAFE_INTEGER),
+    maxDurationMs: int(env, 'SLUICE_MAX_DURATION_MS', 60_000, 100, 24 * 3600_000),
+    artifactTtlS: int(env, 'SLUICE_ARTIFACT_TTL_S', 86_400, 1, 365 * 86_400),
+    principalQuotaBytes: int(env, 'SLUICE_PRINCIPAL_QUOTA_BYTES', 2 * GIB, 0, Number.MAX_SAFE_INTEGER),
+    workspaceQuotaBytes: int(env, 'SLUICE_WORKSPACE_QUOTA_BYTES', 20 * GIB, 0, Number.MAX_SAFE_INTEGER),
+    queryWorkers: int(env, 'SLUICE_QUERY_WORKERS', 2, 1, 64),
+    readWorkers: int(env, 'SLUICE_READ_WORKERS', 2, 1, 64),
+    bodyLimitBytes: int(env, 'SLUICE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    openai: {
+      apiKey: env.OPENAI_API_KEY || undefined,
+      baseUrl: env.OPENAI_BASE_URL || undefined,
+      model: env.SLUICE_AI_MODEL || 'gpt-4o-mini',
+    },
+    modelsDir: env.SLUICE_MODELS_DIR || './models',
+  };
+}

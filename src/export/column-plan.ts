@@ -1,0 +1,140 @@
+/**
+ * How each result column travels: PostgreSQL type → the text PostgreSQL puts
+ * into the COPY stream → the DuckDB/Parquet type it is stored as → the JSON
+ * value a caller sees. One plan per query, decided before the first row, so
+ * the preview, every read and every download encode a value the same way.
+ *
+ * Storage is chosen so nothing is rounded: int8 stays BIGINT, constrained
+ * numeric becomes an exact DECIMAL, unconstrained numeric stays decimal text,
+ * float4 is stored as DOUBLE parsed from PostgreSQL's shortest text (so 1.1
+ * stays 1.1), and types DuckDB cannot hold exactly keep their text form.
+ */
+
+/** What a stored column is, which fixes its DuckDB type and its JSON encoding. */
+export type StorageKind =
+  | 'bool'
+  | 'int'
+  | 'int8'
+  | 'float'
+  | 'decimal'
+  | 'numeric_text'
+  | 'text'
+  | 'date'
+  | 'timestamp'
+  | 'timestamptz'
+  | 'bytea'
+  | 'json_array';
+
+export interface PlannedColumn {
+  /** The name as the query returned it; duplicates are legal. */
+  name: string;
+  /** PostgreSQL's type name (pg_type.typname). */
+  type: string;
+  /** Unique, case-insensitively, so DuckDB and Parquet accept it. */
+  storageName: string;
+  storage: StorageKind;
+  /** DuckDB type used when parsing the CSV stream and in the Parquet file. */
+  duckType: string;
+}
+
+/** What the database tells us about one result column. */
+export interface ColumnTypeInfo {
+  name: string;
+  typname: string;
+  /** pg_type.typcategory of the (base) type. */
+  category: string;
+  /** For arrays, the element's typname. */
+  elementTypname: string | null;
+  /** (precision, scale) when a numeric column's typmod is known. */
+  numericPrecision: number | null;
+  numericScale: number | null;
+}
+
+const DUCK_TYPE: Record<StorageKind, string> = {
+  bool: 'BOOLEAN',
+  int: 'INTEGER',
+  int8: 'BIGINT',
+  float: 'DOUBLE',
+  decimal: 'DECIMAL',
+  numeric_text: 'VARCHAR',
+  text: 'VARCHAR',
+  date: 'DATE',
+  timestamp: 'TIMESTAMP',
+  timestamptz: 'TIMESTAMPTZ',
+  bytea: 'VARCHAR',
+  json_array: 'VARCHAR',
+};
+
+function storageOf(info: ColumnTypeInfo): StorageKind {
+  if (info.category === 'A') return 'json_array';
+  switch (info.typname) {
+    case 'bool':
+      return 'bool';
+    case 'int2':
+    case 'int4':
+    case 'oid':
+      return 'int';
+    case 'int8':
+      return 'int8';
+    case 'float4':
+    case 'float8':
+      return 'float';
+    case 'numeric':
+      return info.numericPrecision !== null && info.numericPrecision <= 38 ? 'decimal' : 'numeric_text';
+    case 'date':
+      return 'date';
+    case 'timestamp':
+      return 'timestamp';
+    case 'timestamptz':
+      return 'timestamptz';
+    case 'bytea':
+      return 'bytea';
+    default:
+      return 'text';
+  }
+}
+
+function uniqueName(name: string, taken: Set<string>): string {
+  const base = name === '' ? 'column' : name;
+  let candidate = base;
+  for (let n = 2; taken.has(candidate.toLowerCase()); n++) candidate = `${base}_${n}`;
+  taken.add(candidate.toLowerCase());
+  return candidate;
+}
+
+export function planColumns(infos: ColumnTypeInfo[]): PlannedColumn[] {
+  const taken = new Set<string>();
+  return infos.map((info) => {
+    const storage = storageOf(info);
+    const duckType =
+      storage === 'decimal' ? `DECIMAL(${info.numericPrecision},${info.numericScale ?? 0})` : DUCK_TYPE[storage];
+    return { name: info.name, type: info.typname, storageName: uniqueName(info.name, taken), storage, duckType };
+  });
+}
+
+/** SQL identifier quoting, shared by the PostgreSQL and DuckDB statements we build. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+export function quoteLiteral(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/**
+ * The expression PostgreSQL evaluates for a column inside the COPY wrapper,
+ * over the positional alias `cN`. Most types go out as their text form;
+ * bytea goes out as base64 and arrays as JSON whose elements follow the
+ * value encoding (int8 and numeric elements as strings).
+ */
+export function sourceExpression(column: PlannedColumn, index: number, elementTypname: string | null): string {
+  const ref = `c${index}`;
+  if (column.storage === 'bytea') return `translate(encode(${ref}, 'base64'), E'\\n', '')`;
+  if (column.storage === 'json_array') {
+    const numericLike = ['int2', 'int4', 'float4', 'float8', 'bool', 'oid'];
+    return elementTypname !== null && numericLike.includes(elementTypname)
+      ? `to_json(${ref})::text`
+      : `to_json(${ref}::text[])::text`;
+  }
+  return ref;
+}

@@ -1,0 +1,51 @@
+/**
+ * What an export is asked to do and what it reports back. Plain data: these
+ * values cross the boundary between the API thread and a query worker.
+ */
+import type { PlannedColumn } from './column-plan.ts';
+import type { ParquetPart } from './part-writer.ts';
+
+export type Materialize = 'auto' | 'always' | 'never';
+/** The limit that stopped a result short. */
+export type Cap = 'previewRows' | 'maxRows' | 'maxBytes' | 'maxDuration';
+
+export interface Limits {
+  maxRows: number;
+  maxBytes: number;
+  maxDurationMs: number;
+}
+
+export interface ExportRequest {
+  sql: string;
+  kind: 'select' | 'explain';
+  params: unknown[];
+  previewRows: number;
+  materialize: Materialize;
+  limits: Limits;
+  /** A directory of this export's own; removed by the caller when the export is not kept. */
+  stagingDir: string;
+}
+
+export interface ColumnOut {
+  name: string;
+  type: string;
+}
+
+export interface PreviewData {
+  columns: ColumnOut[];
+  rows: unknown[][];
+  /** True when these rows are the whole result. */
+  complete: boolean;
+}
+
+export interface ExportResult {
+  columns: PlannedColumn[];
+  /** Rows that reached the result (the artifact's rows when it is kept). */
+  rows: number;
+  /** CSV bytes of those rows, the measure the byte cap applies to. */
+  bytes: number;
+  cappedBy: Cap | null;
+  completeInPreview: boolean;
+  /** The Parquet parts when the result is to be kept as an artifact, else null. */
+  parts: ParquetPart[] | null;
+}

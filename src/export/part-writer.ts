@@ -1,0 +1,132 @@
+/**
+ * Rolls the CSV stream of one export into numbered part files and converts
+ * each finished part to Parquet with DuckDB while the next part is still
+ * arriving. Parts are cut only at record boundaries, so each one converts on
+ * its own; the artifact is the ordered list of Parquet parts. At most
+ * `maxPendingConversions` parts wait for DuckDB at once: past that, writing
+ * waits, which slows the database stream instead of filling the disk.
+ */
+import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { PlannedColumn } from './column-plan.ts';
+import { csvToParquetSql } from './duckdb-csv.ts';
+
+export interface ParquetPart {
+  /** File name inside the export's directory. */
+  name: string;
+  rows: number;
+  bytes: number;
+  /** SHA-256 of the part's bytes, hex. */
+  sha256: string;
+}
+
+export class PartWriter {
+  readonly #dir: string;
+  readonly #columns: PlannedColumn[];
+  readonly #duck: DuckDBConnection;
+  readonly #maxPendingConversions: number;
+  #partIndex = 0;
+  #fd: number | null = null;
+  #csvFile = '';
+  #partRows = 0;
+  #partBytes = 0;
+  #pending: Promise<ParquetPart>[] = [];
+  /** One DuckDB connection runs one statement at a time, so conversions queue behind each other. */
+  #lastConversion: Promise<unknown> = Promise.resolve();
+  #done: ParquetPart[] = [];
+
+  constructor(dir: string, columns: PlannedColumn[], duck: DuckDBConnection, maxPendingConversions = 2) {
+    this.#dir = dir;
+    this.#columns = columns;
+    this.#duck = duck;
+    this.#maxPendingConversions = maxPendingConversions;
+  }
+
+  /** Bytes and records in the part being written. */
+  get currentBytes(): number {
+    return this.#partBytes;
+  }
+
+  get currentCsvFile(): string {
+    return this.#csvFile;
+  }
+
+  /** Appends whole records (or the start of one) to the current part. */
+  write(bytes: Uint8Array, records: number): void {
+    if (this.#fd === null) this.#open();
+    if (bytes.length > 0) writeSync(this.#fd!, bytes);
+    this.#partBytes += bytes.length;
+    this.#partRows += records;
+  }
+
+  /** Ends the current part (it must end on a record boundary) and starts converting it. */
+  async seal(): Promise<void> {
+    if (this.#fd === null) return;
+    closeSync(this.#fd);
+    this.#fd = null;
+    const csvFile = this.#csvFile;
+    const rows = this.#partRows;
+    const parquetFile = join(this.#dir, `part-${String(this.#partIndex - 1).padStart(5, '0')}.parquet`);
+    if (rows === 0) {
+      rmSync(csvFile, { force: true });
+      return;
+    }
+    const conversion = this.#lastConversion.then(
+      () => this.#convert(csvFile, parquetFile, rows),
+      () => this.#convert(csvFile, parquetFile, rows),
+    );
+    this.#lastConversion = conversion;
+    // Observed later by #settleOldest; this keeps an early failure from being "unhandled".
+    conversion.catch(() => undefined);
+    this.#pending.push(conversion);
+    while (this.#pending.length > this.#maxPendingConversions) await this.#settleOldest();
+  }
+
+  /** Waits for every conversion; returns the parts in order. */
+  async finish(): Promise<ParquetPart[]> {
+    await this.seal();
+    while (this.#pending.length > 0) await this.#settleOldest();
+    return this.#done;
+  }
+
+  /** Stops writing and waits for conversions in flight, so the caller can remove the directory. */
+  async abandon(): Promise<void> {
+    if (this.#fd !== null) {
+      closeSync(this.#fd);
+      this.#fd = null;
+    }
+    await Promise.allSettled(this.#pending);
+    this.#pending = [];
+  }
+
+  #open(): void {
+    this.#csvFile = join(this.#dir, `part-${String(this.#partIndex).padStart(5, '0')}.csv`);
+    this.#partIndex++;
+    this.#fd = openSync(this.#csvFile, 'w');
+    this.#partRows = 0;
+    this.#partBytes = 0;
+  }
+
+  async #settleOldest(): Promise<void> {
+    const part = await this.#pending[0]!;
+    this.#pending.shift();
+    this.#done.push(part);
+  }
+
+  async #convert(csvFile: string, parquetFile: string, rows: number): Promise<ParquetPart> {
+    await this.#duck.run(csvToParquetSql(csvFile, parquetFile, this.#columns));
+    rmSync(csvFile, { force: true });
+    // Hashed here, while the next part is still streaming, so commit never rereads the bytes.
+    const sha256 = await hashFile(parquetFile);
+    return { name: basename(parquetFile), rows, bytes: statSync(parquetFile).size, sha256 };
+  }
+}
+
+async function hashFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}

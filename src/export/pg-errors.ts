@@ -1,0 +1,47 @@
+/**
+ * Turns what postgres.js throws into contract errors: PostgreSQL's own
+ * message and 1-based position for a bad statement, READ_ONLY_VIOLATION when
+ * the database refused a write, QUERY_TIMEOUT when its statement timeout
+ * fired, and a retryable SQL_ERROR when the connection itself failed.
+ */
+import { SluiceError, SQLSTATE_QUERY_CANCELED, SQLSTATE_READ_ONLY } from '../errors.ts';
+
+interface PgLikeError {
+  code?: string;
+  message?: string;
+  position?: string;
+  detail?: string;
+  hint?: string;
+  severity?: string;
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT']);
+
+export function toSluiceError(error: unknown): SluiceError {
+  if (error instanceof SluiceError) return error;
+  const e = (error ?? {}) as PgLikeError;
+  if (e.code !== undefined && CONNECTION_CODES.has(e.code)) {
+    return new SluiceError('SQL_ERROR', 'The connection to the database failed; the query can be retried.', {
+      retryable: true,
+      reason: e.code,
+    });
+  }
+  if (e.code === SQLSTATE_READ_ONLY) {
+    return new SluiceError('READ_ONLY_VIOLATION', `The database refused a write: ${e.message ?? ''}`.trim(), {
+      sqlState: e.code,
+    });
+  }
+  if (e.code === SQLSTATE_QUERY_CANCELED && /statement timeout/i.test(e.message ?? '')) {
+    return new SluiceError('QUERY_TIMEOUT', 'The database stopped the query at its statement timeout.', {
+      sqlState: e.code,
+    });
+  }
+  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && e.severity !== undefined) {
+    const details: Record<string, unknown> = { sqlState: e.code };
+    if (e.position !== undefined) details.position = Number(e.position);
+    if (e.detail !== undefined) details.detail = e.detail;
+    if (e.hint !== undefined) details.hint = e.hint;
+    return new SluiceError('SQL_ERROR', e.message ?? 'The database rejected the statement.', details);
+  }
+  return new SluiceError('INTERNAL', 'The query failed unexpectedly.');
+}

@@ -1,0 +1,171 @@
+/**
+ * The loop of an export: CSV chunks in, whole records out to the part
+ * writer. Caps apply at exact record boundaries: a row cap keeps exactly the
+ * allowed rows, a byte cap the records that fit, a duration cap (or a cancel)
+ * what had fully arrived. Once anything stops the export, the rest of the
+ * stream is drained rather than dropped, so the connection stays in step
+ * with the server and the transaction can end cleanly.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { SluiceError } from '../errors.ts';
+import { rowJsonExpression } from '../artifacts/value-encoding.ts';
+import type { PlannedColumn } from './column-plan.ts';
+import { CsvRecordScanner } from './csv-record-scanner.ts';
+import { readCsvSql } from './duckdb-csv.ts';
+import type { ExportHooks } from './export-run.ts';
+import type { Cap, ExportRequest, ExportResult } from './export-types.ts';
+import { PartWriter } from './part-writer.ts';
+import { toSluiceError } from './pg-errors.ts';
+import type { RowSource } from './row-sources.ts';
+
+const PART_BYTES = 64 * 1024 * 1024;
+
+type StopReason = 'cancel' | Cap;
+
+export async function streamToParts(
+  source: RowSource,
+  duck: DuckDBConnection,
+  request: ExportRequest,
+  columns: PlannedColumn[],
+  hooks: ExportHooks,
+): Promise<ExportResult> {
+  const { previewRows, limits, materialize } = request;
+  const rowLimit = materialize === 'never' ? previewRows : limits.maxRows;
+  const rowCap: Cap = materialize === 'never' ? 'previewRows' : 'maxRows';
+  const writer = new PartWriter(request.stagingDir, columns, duck);
+  const scanner = new CsvRecordScanner();
+  let rows = 0;
+  let bytes = 0;
+  let carry: Uint8Array = new Uint8Array(0);
+  let cappedBy: Cap | null = null;
+  let atRowLimit = false;
+  let stopReason: StopReason | null = null;
+  let previewSent = false;
+  let draining = false;
+  let cancelledByUs = false;
+  let failure: unknown = null;
+
+  /** A row cap leaves at most one row to drain (the statement has LIMIT cap+1); anything else asks the server to stop. */
+  function endStream(cancel: boolean): void {
+    draining = true;
+    if (cancel && !cancelledByUs) {
+      cancelledByUs = true;
+      source.cancel();
+    }
+  }
+  function stop(reason: StopReason): void {
+    if (stopReason !== null || draining) return;
+    stopReason = reason;
+    endStream(true);
+  }
+  hooks.onStopper(stop);
+  const deadline = setTimeout(() => stop('maxDuration'), limits.maxDurationMs);
+
+  async function sendPreview(complete: boolean): Promise<void> {
+    previewSent = true;
+    const shown = Math.min(rows, previewRows);
+    const previewData = shown > 0 ? await readPreview(duck, writer.currentCsvFile, columns, shown) : [];
+    hooks.onPreview({ columns: columns.map((c) => ({ name: c.name, type: c.type })), rows: previewData, complete });
+  }
+
+  async function take(chunk: Uint8Array): Promise<void> {
+    if (atRowLimit) {
+      cappedBy = rowCap;
+      return endStream(false);
+    }
+    const scan = scanner.scan(chunk, 0, rowLimit - rows);
+    if (scan.records === 0) {
+      carry = carry.length === 0 ? chunk.slice() : Buffer.concat([carry, chunk]);
+      return;
+    }
+    let end = scan.lastEnd;
+    let records = scan.records;
+    if (bytes + carry.length + end > limits.maxBytes) {
+      ({ end, records } = fitBytes(carry, chunk, limits.maxBytes - bytes));
+      cappedBy = 'maxBytes';
+    }
+    if (records > 0) {
+      writer.write(carry, 0);
+      writer.write(chunk.subarray(0, end), records);
+      bytes += carry.length + end;
+      rows += records;
+      carry = chunk.slice(end);
+    }
+    hooks.onProgress(rows, bytes);
+    if (cappedBy !== null) return endStream(true);
+    if (rows >= rowLimit) {
+      if (scan.stoppedAt < chunk.length) {
+        cappedBy = rowCap;
+        return endStream(false);
+      }
+      atRowLimit = true;
+    }
+    if (!previewSent && rows > previewRows) {
+      await sendPreview(false);
+      await writer.seal();
+    } else if (previewSent && writer.currentBytes >= PART_BYTES) {
+      await writer.seal();
+    }
+  }
+
+  try {
+    for await (const chunk of source) {
+      if (draining || chunk.length === 0) continue;
+      try {
+        await take(chunk);
+      } catch (error) {
+        // Our own failure: stop the statement, keep draining, report it after.
+        failure = error;
+        endStream(true);
+      }
+    }
+  } catch (error) {
+    if (!cancelledByUs) failure = error;
+  } finally {
+    clearTimeout(deadline);
+  }
+  const stoppedBy = stopReason as StopReason | null;
+  if (failure !== null || stoppedBy === 'cancel') {
+    await writer.abandon();
+    if (failure !== null) throw toSluiceError(failure);
+    throw new SluiceError('QUERY_CANCELLED', 'The query was cancelled.');
+  }
+  if (stoppedBy !== null && cappedBy === null) cappedBy = stoppedBy;
+  if (cappedBy === 'maxDuration' && rows === 0) {
+    await writer.abandon();
+    throw new SluiceError('QUERY_TIMEOUT', `The query returned no row within ${limits.maxDurationMs} ms and was stopped.`, {
+      limitMs: limits.maxDurationMs,
+    });
+  }
+  const completeInPreview = !previewSent && cappedBy === null;
+  if (!previewSent) await sendPreview(completeInPreview);
+  const keep = materialize === 'always' || (materialize === 'auto' && !completeInPreview);
+  if (!keep) {
+    await writer.abandon();
+    return { columns, rows, bytes, cappedBy, completeInPreview, parts: null };
+  }
+  return { columns, rows, bytes, cappedBy, completeInPreview, parts: await writer.finish() };
+}
+
+async function readPreview(duck: DuckDBConnection, csvFile: string, columns: PlannedColumn[], n: number) {
+  const reader = await duck.runAndReadAll(
+    `SELECT ${rowJsonExpression(columns)} FROM (${readCsvSql(csvFile, columns)}) LIMIT ${n}`,
+  );
+  return reader.getRowsJS().map((r) => JSON.parse(String(r[0])) as unknown[]);
+}
+
+/** How many whole records of carry+chunk fit in `budget` bytes, and where they end in the chunk. */
+function fitBytes(carry: Uint8Array, chunk: Uint8Array, budget: number): { end: number; records: number } {
+  const joined = Buffer.concat([carry, chunk]);
+  const scanner = new CsvRecordScanner();
+  let end = 0;
+  let records = 0;
+  for (;;) {
+    const step = scanner.scan(joined, end, 1);
+    if (step.records === 0 || step.lastEnd > budget) break;
+    end = step.lastEnd;
+    records++;
+  }
+  // The carry never holds a whole record, so every record counted ends inside the chunk.
+  return records === 0 ? { end: 0, records: 0 } : { end: end - carry.length, records };
+}

@@ -1,0 +1,46 @@
+/**
+ * `npm start`: reads the environment, starts Sluice, prints where it is and
+ * how to call it, and shuts down cleanly on SIGTERM or SIGINT (running
+ * queries are cancelled, staged files removed, the embedded database closed).
+ */
+import { loadConfig } from './config.ts';
+import { startSluice } from './server.ts';
+
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  console.error(`Configuration error: ${(error as Error).message}`);
+  process.exit(1);
+}
+
+const sluice = await startSluice(config);
+console.log(`Sluice listening on ${sluice.url}`);
+console.log(`API docs:      ${sluice.url}/docs`);
+console.log(`OpenAPI:       ${sluice.url}/openapi.json`);
+if (sluice.generatedToken !== null) {
+  console.log(`Admin token:   ${sluice.generatedToken}   (generated on first start, kept in ${config.dataDir}/secrets.json)`);
+}
+
+sluice.ready.then(
+  () => console.log('Ready: datasources are up (GET /readyz answers 200).'),
+  (error: unknown) => {
+    console.error(`Start-up failed: ${(error as Error).message}`);
+    process.exit(1);
+  },
+);
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down...`);
+    const force = setTimeout(() => process.exit(1), 20_000);
+    force.unref();
+    sluice.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

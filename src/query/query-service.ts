@@ -1,0 +1,167 @@
+/**
+ * Runs queries: checks the statement, works out the effective limits, waits
+ * for the datasource's turn, hands the export to a worker, and turns what
+ * comes back into the contract's state (preview, completeness, artifact).
+ * Query state lives in memory for an hour after it ends; artifacts are what
+ * lasts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config.ts';
+import { SluiceError } from '../errors.ts';
+import type { Principal } from '../auth/principals.ts';
+import type { ArtifactStore } from '../artifacts/types.ts';
+import type { DatasourceRegistry } from '../datasources/registry.ts';
+import type { ExportResult, Limits, Materialize } from '../export/export-types.ts';
+import { checkReadOnly } from './sql-safety.ts';
+import { finalCompleteness, runningCompleteness, skippedDecision, type LimitOrigins } from './completeness.ts';
+import type { WorkerPool } from './worker-pool.ts';
+import { QueryRecord } from './query-record.ts';
+
+export interface QueryRequest {
+  datasource?: string | undefined;
+  sql: string;
+  params?: unknown[] | undefined;
+  previewRows?: number | undefined;
+  materialize?: Materialize | undefined;
+  limits?: { maxRows?: number | undefined; maxBytes?: number | undefined; maxDurationMs?: number | undefined } | undefined;
+  sessionId?: string | undefined;
+}
+
+const KEEP_FINISHED_MS = 3600_000;
+
+export class QueryService {
+  readonly #records = new Map<string, QueryRecord>();
+  readonly #config: Config;
+  readonly #datasources: DatasourceRegistry;
+  readonly #store: ArtifactStore;
+  readonly #pool: WorkerPool;
+
+  constructor(config: Config, datasources: DatasourceRegistry, store: ArtifactStore, pool: WorkerPool) {
+    this.#config = config;
+    this.#datasources = datasources;
+    this.#store = store;
+    this.#pool = pool;
+  }
+
+  async submit(principal: Principal, request: QueryRequest): Promise<QueryRecord> {
+    const datasource = this.#datasources.get(principal, request.datasource ?? 'default');
+    const checked = await checkReadOnly(request.sql);
+    const params = request.params ?? [];
+    if (checked.paramCount > params.length) {
+      throw new SluiceError('VALIDATION_ERROR', `The statement uses $${checked.paramCount} but "params" has ${params.length} value(s).`);
+    }
+    const server = this.#config;
+    const asked = request.limits ?? {};
+    const limits: Limits = {
+      maxRows: Math.min(asked.maxRows ?? Infinity, server.maxRows),
+      maxBytes: Math.min(asked.maxBytes ?? Infinity, server.maxBytes),
+      maxDurationMs: Math.min(asked.maxDurationMs ?? Infinity, server.maxDurationMs),
+    };
+    const previewRows = request.previewRows ?? server.previewRows;
+    const origins: LimitOrigins = {
+      previewRows: request.previewRows === undefined ? 'server' : 'request',
+      maxRows: asked.maxRows !== undefined && asked.maxRows < server.maxRows ? 'request' : 'server',
+      maxBytes: asked.maxBytes !== undefined && asked.maxBytes < server.maxBytes ? 'request' : 'server',
+      maxDuration: asked.maxDurationMs !== undefined && asked.maxDurationMs < server.maxDurationMs ? 'request' : 'server',
+    };
+    const materialize = request.materialize ?? 'auto';
+    const record = new QueryRecord(`qry_${randomUUID().replaceAll('-', '')}`, principal.id, origins);
+    record.completeness = runningCompleteness(null, false, origins);
+    this.#remember(record);
+    const owner = { principal: principal.id, sessionId: request.sessionId ?? 'default' };
+    record.done = (async () => {
+      const abort = new AbortController();
+      record.onCancel(() => abort.abort(new SluiceError('QUERY_CANCELLED', 'The query was cancelled.')));
+      let release: (() => void) | null = null;
+      let stagingDir: string | null = null;
+      try {
+        release = await datasource.limiter.acquire(abort.signal);
+        stagingDir = this.#store.stagingDir();
+        const task = this.#pool.run<ExportResult>(
+          {
+            type: 'export',
+            datasourceUrl: datasource.url,
+            request: { sql: checked.sql, kind: checked.kind, params, previewRows, materialize, limits, stagingDir },
+          },
+          (event) => {
+            if (event.type === 'preview') {
+              record.preview = { columns: event.preview.columns, rows: event.preview.rows };
+              record.completeness = runningCompleteness(event.preview.rows.length, event.preview.complete, origins);
+            } else {
+              record.progress = { rowsWritten: event.rows, bytesWritten: event.bytes };
+            }
+          },
+        );
+        record.onCancel(() => task.cancel());
+        const result = await task.result;
+        record.completeness = finalCompleteness(result, previewRows, origins);
+        record.progress = { rowsWritten: result.rows, bytesWritten: result.bytes };
+        if (result.parts === null) {
+          this.#store.abort(stagingDir);
+          record.artifact = skippedDecision(materialize);
+        } else {
+          const outcome = this.#store.commit(
+            owner,
+            {
+              stagingDir,
+              parts: result.parts,
+              columns: result.columns,
+              rowCount: result.rows,
+              coverage: result.cappedBy === null ? 'COMPLETE' : 'PREFIX',
+              boundedBy: result.cappedBy,
+              sql: checked.sql,
+              datasource: datasource.id,
+            },
+            this.#config.artifactTtlS,
+          );
+          record.artifact =
+            outcome.decision === 'CREATED'
+              ? {
+                  decision: 'CREATED',
+                  coverage: outcome.artifact.coverage,
+                  id: outcome.artifact.id,
+                  format: 'parquet',
+                  rowCount: outcome.artifact.rowCount,
+                  sizeBytes: outcome.artifact.sizeBytes,
+                  expiresAt: outcome.artifact.expiresAt,
+                }
+              : { decision: 'DENIED', reason: outcome.reason, message: outcome.message };
+        }
+        record.finish('SUCCEEDED');
+      } catch (error) {
+        if (stagingDir !== null) this.#store.abort(stagingDir);
+        const failure = error instanceof SluiceError ? error : new SluiceError('INTERNAL', 'The query failed unexpectedly.');
+        if (failure.code === 'QUERY_CANCELLED') {
+          record.artifact = { decision: 'CANCELLED', reason: 'QUERY_CANCELLED', message: 'The query was cancelled; nothing was kept.' };
+          record.finish('CANCELLED');
+        } else {
+          if (failure.code === 'INTERNAL') console.error(`query ${record.id} failed:`, error);
+          record.artifact = { decision: 'FAILED', reason: failure.code, message: failure.message };
+          record.fail(failure);
+        }
+      } finally {
+        release?.();
+      }
+    })();
+    return record;
+  }
+
+  get(principal: Principal, id: string): QueryRecord {
+    const record = this.#records.get(id);
+    if (record === undefined || record.principal !== principal.id) {
+      throw new SluiceError('NOT_FOUND', `No query "${id}" exists for this caller (finished queries are kept for an hour).`);
+    }
+    return record;
+  }
+
+  cancelAll(): void {
+    for (const record of this.#records.values()) if (record.state === 'RUNNING') record.cancel();
+  }
+
+  #remember(record: QueryRecord): void {
+    this.#records.set(record.id, record);
+    void record.settled.then(() => {
+      setTimeout(() => this.#records.delete(record.id), KEEP_FINISHED_MS).unref?.();
+    });
+  }
+}

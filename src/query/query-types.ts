@@ -1,0 +1,41 @@
+/**
+ * The public shape of a query's state (the `data` of /api/queries), as the
+ * contract names it. Built from a QueryRecord by query-view.ts.
+ */
+import type { Cap, ColumnOut } from '../export/export-types.ts';
+
+export type QueryState = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
+export type CompletenessStatus = 'COMPLETE' | 'INCOMPLETE' | 'UNKNOWN';
+export type Decision = 'CREATED' | 'SKIPPED' | 'DENIED' | 'FAILED' | 'CANCELLED';
+
+export interface Completeness {
+  status: CompletenessStatus;
+  returnedRows: number;
+  totalRows: number | null;
+  boundedBy: Cap | null;
+  /** Who set the limit named in boundedBy: the server's configuration or this request. */
+  limitSetBy: 'server' | 'request' | null;
+}
+
+export interface ArtifactDecision {
+  decision: Decision;
+  /** A stable code for every decision but CREATED, e.g. QUOTA_EXCEEDED or PREVIEW_COMPLETE. */
+  reason?: string;
+  /** What happened, for a person. */
+  message?: string;
+  coverage?: 'COMPLETE' | 'PREFIX';
+  id?: string;
+  format?: 'parquet';
+  rowCount?: number;
+  sizeBytes?: number;
+  expiresAt?: string;
+}
+
+export interface QueryData {
+  queryId: string;
+  state: QueryState;
+  preview: { columns: ColumnOut[]; rows: unknown[][] };
+  completeness: Completeness;
+  artifact: ArtifactDecision | null;
+  progress: { rowsWritten: number; bytesWritten: number; elapsedMs: number };
+}

@@ -1,0 +1,124 @@
+/**
+ * A fixed pool of worker threads that run tasks one at a time each. Tasks
+ * wait in order for a free worker; a cancelled task is dropped from the queue
+ * or told to stop; a worker that dies fails its task cleanly and is replaced,
+ * so one crash never takes the API or other queries with it.
+ */
+import type { Worker } from 'node:worker_threads';
+import { fromErrorData, SluiceError } from '../errors.ts';
+import { spawnWorker } from '../runtime/spawn-worker.ts';
+import type { FromWorker, Task, TaskEvent, ToWorker } from './worker-protocol.ts';
+
+interface Job {
+  taskId: number;
+  task: Task;
+  onEvent: (event: TaskEvent) => void;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+}
+
+export interface RunningTask<T> {
+  taskId: number;
+  result: Promise<T>;
+  cancel(): void;
+}
+
+export class WorkerPool {
+  readonly #entry: URL;
+  readonly #workerData: unknown;
+  readonly #slots: Slot[] = [];
+  readonly #queue: Job[] = [];
+  #nextTaskId = 1;
+  #closed = false;
+
+  constructor(entry: URL, size: number, workerData: unknown) {
+    this.#entry = entry;
+    this.#workerData = workerData;
+    for (let i = 0; i < size; i++) this.#slots.push(this.#spawn());
+  }
+
+  get size(): number {
+    return this.#slots.length;
+  }
+
+  get busy(): number {
+    return this.#slots.filter((s) => s.job !== null).length;
+  }
+
+  run<T>(task: Task, onEvent: (event: TaskEvent) => void = () => undefined): RunningTask<T> {
+    if (this.#closed) throw new SluiceError('INTERNAL', 'The server is shutting down.');
+    const taskId = this.#nextTaskId++;
+    let job!: Job;
+    const result = new Promise<T>((resolve, reject) => {
+      job = { taskId, task, onEvent, resolve: resolve as (v: unknown) => void, reject };
+    });
+    this.#queue.push(job);
+    this.#dispatch();
+    return { taskId, result, cancel: () => this.#cancel(job) };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const job of this.#queue.splice(0)) job.reject(new SluiceError('INTERNAL', 'The server is shutting down.'));
+    await Promise.all(this.#slots.map((s) => s.worker.terminate()));
+  }
+
+  #cancel(job: Job): void {
+    const queued = this.#queue.indexOf(job);
+    if (queued !== -1) {
+      this.#queue.splice(queued, 1);
+      job.reject(new SluiceError('QUERY_CANCELLED', 'The query was cancelled.'));
+      return;
+    }
+    const slot = this.#slots.find((s) => s.job === job);
+    slot?.worker.postMessage({ type: 'cancel', taskId: job.taskId } satisfies ToWorker);
+  }
+
+  #dispatch(): void {
+    for (const slot of this.#slots) {
+      if (slot.job !== null) continue;
+      const job = this.#queue.shift();
+      if (job === undefined) return;
+      slot.job = job;
+      slot.worker.postMessage({ ...job.task, taskId: job.taskId } satisfies ToWorker);
+    }
+  }
+
+  #spawn(): Slot {
+    const worker = spawnWorker(this.#entry, { workerData: this.#workerData });
+    const slot: Slot = { worker, job: null };
+    worker.on('message', (message: FromWorker) => this.#onMessage(slot, message));
+    // The exit that follows an error fails the task and replaces the worker.
+    worker.on('error', (error) => console.error('query worker crashed:', error));
+    worker.once('exit', () => this.#onExit(slot));
+    return slot;
+  }
+
+  #onMessage(slot: Slot, message: FromWorker): void {
+    const job = slot.job;
+    if (job === null || job.taskId !== message.taskId) return;
+    if (message.type === 'done' || message.type === 'failed') {
+      slot.job = null;
+      if (message.type === 'done') job.resolve(message.result);
+      else job.reject(fromErrorData(message.error));
+      this.#dispatch();
+      return;
+    }
+    job.onEvent(message);
+  }
+
+  #onExit(slot: Slot): void {
+    const job = slot.job;
+    slot.job = null;
+    job?.reject(new SluiceError('INTERNAL', 'The worker running this task stopped unexpectedly; the task was not completed.'));
+    if (this.#closed) return;
+    const index = this.#slots.indexOf(slot);
+    if (index !== -1) this.#slots[index] = this.#spawn();
+    this.#dispatch();
+  }
+}

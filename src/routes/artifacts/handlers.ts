@@ -1,0 +1,64 @@
+/** Handlers of /api/artifacts. */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { requireRole, type AppEnv } from '../../auth/middleware.ts';
+import { readShape, type CursorCodec } from '../../artifacts/cursor.ts';
+import type { ArtifactMeta, ArtifactStore } from '../../artifacts/types.ts';
+import { ok } from '../common/envelope.ts';
+import { deleteArtifact, getArtifact, listArtifacts, readArtifact } from './routes.ts';
+
+const DEFAULT_PAGE = 100;
+
+export function artifactView(meta: ArtifactMeta, store: ArtifactStore) {
+  return {
+    id: meta.id,
+    state: meta.state,
+    sessionId: meta.sessionId,
+    sql: meta.sql,
+    datasource: meta.datasource,
+    columns: meta.columns.map((c) => ({ name: c.name, type: c.type })),
+    rowCount: meta.rowCount,
+    sizeBytes: meta.sizeBytes,
+    coverage: meta.coverage,
+    boundedBy: meta.boundedBy,
+    createdAt: meta.createdAt,
+    expiresAt: meta.expiresAt,
+    capabilities: store.capabilities,
+  };
+}
+
+export function registerArtifactRoutes(app: OpenAPIHono<AppEnv>, store: ArtifactStore, cursors: CursorCodec): void {
+  app.openapi(listArtifacts, (c) => {
+    const principal = requireRole(c, 'reader');
+    const q = c.req.valid('query');
+    const page = store.list(principal.id, q.sessionId, q.cursor, q.limit ?? 100);
+    const data = { artifacts: page.artifacts.map((a) => artifactView(a, store)), nextCursor: page.nextCursor };
+    return c.json(ok(`${data.artifacts.length} artifact(s).`, data), 200);
+  });
+
+  app.openapi(getArtifact, (c) => {
+    const principal = requireRole(c, 'reader');
+    const meta = store.get(principal.id, c.req.valid('param').id);
+    return c.json(ok(`Artifact with ${meta.rowCount} rows (${meta.coverage}).`, artifactView(meta, store)), 200);
+  });
+
+  app.openapi(readArtifact, async (c) => {
+    const principal = requireRole(c, 'reader');
+    const id = c.req.valid('param').id;
+    const body = c.req.valid('json');
+    const shape = readShape(body);
+    const meta = store.get(principal.id, id);
+    const offset = body.cursor === undefined ? 0 : cursors.decode(body.cursor, meta.id, principal.id, shape);
+    const limit = body.limit ?? DEFAULT_PAGE;
+    const page = await store.read(principal.id, id, { columns: body.columns, filters: body.filters, sort: body.sort, limit, offset });
+    const nextCursor = page.more ? cursors.encode(meta.id, principal.id, shape, offset + page.rows.length) : null;
+    const summary = `Rows ${offset + 1}-${offset + page.rows.length}${page.more ? '; more follow (nextCursor)' : '; no more rows'}.`;
+    return c.json(ok(page.rows.length === 0 ? 'No rows match.' : summary, { columns: page.columns, rows: page.rows, nextCursor }), 200);
+  });
+
+  app.openapi(deleteArtifact, (c) => {
+    const principal = requireRole(c, 'reader');
+    const id = c.req.valid('param').id;
+    store.delete(principal.id, id);
+    return c.json(ok(`Artifact ${id} is deleted.`, { id, deleted: true }), 200);
+  });
+}

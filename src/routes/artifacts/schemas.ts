@@ -1,0 +1,73 @@
+/** Request and response schemas of /api/artifacts. */
+import { z } from '@hono/zod-openapi';
+import { envelope } from '../common/envelope.ts';
+import { Column, SessionId } from '../common/schemas.ts';
+import { FILTER_OPS } from '../../artifacts/types.ts';
+
+export const Capabilities = z
+  .object({
+    projection: z.boolean(),
+    filterOps: z.array(z.enum(FILTER_OPS)),
+    sort: z.boolean(),
+    aggregate: z.boolean(),
+    formats: z.array(z.enum(['parquet', 'csv', 'jsonl'])),
+  })
+  .openapi('Capabilities');
+
+export const Artifact = z
+  .object({
+    id: z.string(),
+    state: z.enum(['WRITING', 'COMMITTED', 'EXPIRED', 'DELETED']),
+    sessionId: z.string(),
+    sql: z.string(),
+    datasource: z.string(),
+    columns: z.array(Column),
+    rowCount: z.number().int(),
+    sizeBytes: z.number().int(),
+    coverage: z.enum(['COMPLETE', 'PREFIX']),
+    boundedBy: z.enum(['previewRows', 'maxRows', 'maxBytes', 'maxDuration']).nullable().openapi({ description: 'For a PREFIX: the cap that cut it.' }),
+    createdAt: z.string(),
+    expiresAt: z.string(),
+    capabilities: Capabilities,
+  })
+  .openapi('Artifact');
+
+export const FilterSchema = z
+  .object({
+    column: z.string().min(1).max(1000),
+    op: z.string().min(1).max(32).openapi({ description: `One of ${FILTER_OPS.join(', ')}; others answer UNSUPPORTED_CAPABILITY.` }),
+    value: z.unknown().optional(),
+  })
+  .strict()
+  .openapi('Filter');
+
+export const SortSchema = z
+  .object({ column: z.string().min(1).max(1000), direction: z.enum(['asc', 'desc']).default('asc') })
+  .strict()
+  .openapi('SortKey');
+
+export const ReadRequest = z
+  .object({
+    cursor: z.string().max(4096).optional(),
+    limit: z.number().int().min(1).max(1000).optional().openapi({ description: 'Rows per page, 1..1000 (default 100).' }),
+    columns: z.array(z.string().max(1000)).min(1).max(1600).optional(),
+    filters: z.array(FilterSchema).max(100).optional(),
+    sort: z.array(SortSchema).max(32).optional(),
+  })
+  .strict()
+  .openapi('ReadRequest');
+
+export const ReadData = z
+  .object({ columns: z.array(Column), rows: z.array(z.array(z.unknown())), nextCursor: z.string().nullable() })
+  .openapi('ReadData');
+
+export const ListQuery = z.object({
+  sessionId: SessionId.optional().openapi({ param: { name: 'sessionId', in: 'query' } }),
+  cursor: z.string().max(200).optional().openapi({ param: { name: 'cursor', in: 'query' } }),
+  limit: z.coerce.number().int().min(1).max(500).optional().openapi({ param: { name: 'limit', in: 'query' } }),
+});
+
+export const ArtifactEnvelope = envelope('ArtifactEnvelope', Artifact);
+export const ReadEnvelope = envelope('ReadEnvelope', ReadData);
+export const ListEnvelope = envelope('ArtifactListEnvelope', z.object({ artifacts: z.array(Artifact), nextCursor: z.string().nullable() }));
+export const DeleteEnvelope = envelope('DeleteEnvelope', z.object({ id: z.string(), deleted: z.boolean() }));

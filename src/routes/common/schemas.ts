@@ -1,0 +1,32 @@
+/**
+ * Schemas shared by several route groups: columns, completeness, the
+ * artifact decision, and the id and session formats.
+ */
+import { z } from '@hono/zod-openapi';
+
+export const Column = z.object({ name: z.string(), type: z.string().openapi({ example: 'int8' }) }).openapi('Column');
+
+export const Cap = z.enum(['previewRows', 'maxRows', 'maxBytes', 'maxDuration']);
+
+export const Completeness = z
+  .object({
+    status: z.enum(['COMPLETE', 'INCOMPLETE', 'UNKNOWN']),
+    returnedRows: z.number().int(),
+    totalRows: z.number().int().nullable().openapi({ description: 'Null while unknown (still running, or a cap stopped the result).' }),
+    boundedBy: Cap.nullable().openapi({ description: 'The limit that made the result incomplete.' }),
+    limitSetBy: z.enum(['server', 'request']).nullable().openapi({ description: 'Who set the limit named in boundedBy.' }),
+  })
+  .openapi('Completeness');
+
+export const SessionId = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/).openapi({ example: 'default' });
+
+export const Limits = z
+  .object({
+    maxRows: z.number().int().min(1).optional(),
+    maxBytes: z.number().int().min(1).optional().openapi({ description: 'Bytes of result data (PostgreSQL CSV text) the artifact may hold.' }),
+    maxDurationMs: z.number().int().min(1).optional(),
+  })
+  .strict()
+  .openapi('Limits', { description: 'Lower the server caps for this query; higher values are ignored.' });
+
+export const IdParam = z.object({ id: z.string().min(1).max(200).openapi({ param: { name: 'id', in: 'path' } }) });

@@ -1,0 +1,76 @@
+/** Route definitions and schemas of /api/datasources. */
+import { createRoute, z } from '@hono/zod-openapi';
+import { envelope, errorResponses } from '../common/envelope.ts';
+
+const json = <T>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+
+const TableSummary = z
+  .object({
+    schema: z.string(),
+    name: z.string(),
+    kind: z.enum(['table', 'view', 'materialized_view', 'foreign_table', 'partitioned_table']),
+    estimatedRows: z.number().int().nullable(),
+  })
+  .openapi('TableSummary');
+
+const TableDetail = TableSummary.extend({
+  columns: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean() })),
+  primaryKey: z.array(z.string()),
+  foreignKeys: z.array(
+    z.object({ name: z.string(), columns: z.array(z.string()), references: z.object({ schema: z.string(), table: z.string(), columns: z.array(z.string()) }) }),
+  ),
+}).openapi('TableDetail');
+
+const DatasourceParam = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: 'id', in: 'path' } }) });
+
+export const listDatasources = createRoute({
+  method: 'get',
+  path: '/api/datasources',
+  tags: ['Schema'],
+  summary: 'List the datasources this token may use',
+  responses: {
+    200: json(envelope('DatasourceListEnvelope', z.object({ datasources: z.array(z.object({ id: z.string(), description: z.string(), embedded: z.boolean() })) })), 'Datasources.'),
+    ...errorResponses(),
+  },
+});
+
+export const listTablesRoute = createRoute({
+  method: 'get',
+  path: '/api/datasources/{id}/tables',
+  tags: ['Schema'],
+  summary: 'List tables and views (bounded)',
+  request: {
+    params: DatasourceParam,
+    query: z.object({
+      schema: z.string().max(128).optional().openapi({ param: { name: 'schema', in: 'query' } }),
+      search: z.string().max(128).optional().openapi({ param: { name: 'search', in: 'query' }, description: 'Case-insensitive substring of the table name.' }),
+      limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ param: { name: 'limit', in: 'query' }, description: 'Default 200.' }),
+    }),
+  },
+  responses: {
+    200: json(
+      envelope(
+        'TableListEnvelope',
+        z.object({
+          tables: z.array(TableSummary),
+          completeness: z.object({ status: z.enum(['COMPLETE', 'INCOMPLETE']), returnedRows: z.number().int(), totalRows: z.number().int() }),
+        }),
+      ),
+      'Tables.',
+    ),
+    ...errorResponses('NOT_FOUND', 'SQL_ERROR'),
+  },
+});
+
+export const describeTableRoute = createRoute({
+  method: 'get',
+  path: '/api/datasources/{id}/tables/{table}',
+  tags: ['Schema'],
+  summary: 'Describe one table: columns, primary key, foreign keys, estimated rows',
+  request: {
+    params: DatasourceParam.extend({
+      table: z.string().min(1).max(300).openapi({ param: { name: 'table', in: 'path' }, description: '`schema.table`, or `table` in public.', example: 'public.orders' }),
+    }),
+  },
+  responses: { 200: json(envelope('TableDetailEnvelope', TableDetail), 'The table.'), ...errorResponses('NOT_FOUND', 'SQL_ERROR') },
+});

@@ -1,0 +1,49 @@
+/** Request and response schemas of /api/queries. */
+import { z } from '@hono/zod-openapi';
+import { envelope } from '../common/envelope.ts';
+import { Column, Completeness, Limits, SessionId } from '../common/schemas.ts';
+
+export const QueryRequest = z
+  .object({
+    datasource: z.string().min(1).max(64).optional().openapi({ example: 'default' }),
+    sql: z.string().min(1).max(1_000_000).openapi({ example: 'SELECT * FROM orders ORDER BY id' }),
+    params: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).max(1000).optional().openapi({ description: 'Values for $1, $2, ... bound by the database.' }),
+    previewRows: z.number().int().min(0).max(500).optional(),
+    materialize: z.enum(['auto', 'always', 'never']).optional().openapi({ description: '"auto" keeps an artifact only when the preview is not the whole result.' }),
+    limits: Limits.optional(),
+    waitMs: z.number().int().min(0).max(300_000).optional().openapi({ description: 'How long to wait for the end before answering 202 RUNNING. Default 30000.' }),
+    sessionId: SessionId.optional(),
+  })
+  .strict()
+  .openapi('QueryRequest');
+
+export const ArtifactDecision = z
+  .object({
+    decision: z.enum(['CREATED', 'SKIPPED', 'DENIED', 'FAILED', 'CANCELLED']),
+    reason: z.string().optional().openapi({ description: 'A stable code, for every decision but CREATED (PREVIEW_COMPLETE, MATERIALIZE_NEVER, QUOTA_EXCEEDED, QUERY_CANCELLED, or the error code).' }),
+    message: z.string().optional(),
+    coverage: z.enum(['COMPLETE', 'PREFIX']).optional(),
+    id: z.string().optional(),
+    format: z.literal('parquet').optional(),
+    rowCount: z.number().int().optional(),
+    sizeBytes: z.number().int().optional(),
+    expiresAt: z.string().optional(),
+  })
+  .openapi('ArtifactDecision');
+
+export const QueryData = z
+  .object({
+    queryId: z.string(),
+    state: z.enum(['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED']),
+    preview: z.object({ columns: z.array(Column), rows: z.array(z.array(z.unknown())) }),
+    completeness: Completeness,
+    artifact: ArtifactDecision.nullable(),
+    progress: z.object({ rowsWritten: z.number().int(), bytesWritten: z.number().int(), elapsedMs: z.number().int() }),
+  })
+  .openapi('QueryData');
+
+export const QueryEnvelope = envelope('QueryEnvelope', QueryData);
+
+export const PollQuery = z.object({
+  waitMs: z.coerce.number().int().min(0).max(300_000).optional().openapi({ param: { name: 'waitMs', in: 'query' }, description: 'Wait up to this long for the query to end.' }),
+});

@@ -1,0 +1,104 @@
+/**
+ * Builds and starts a whole Sluice server from a Config: secrets, tokens,
+ * datasources (starting the embedded one when no DATABASE_URL is given), the
+ * worker pools, the artifact store, the app, the listener. Listening comes
+ * first, so /healthz answers at once; /readyz turns 200 once every datasource
+ * is up. Work that grows with stored data runs only in the background after.
+ */
+import { resolve } from 'node:path';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { createApp } from './app.ts';
+import { CursorCodec } from './artifacts/cursor.ts';
+import { createLocalStore } from './artifacts/drivers/local.ts';
+import type { AppEnv } from './auth/middleware.ts';
+import { TokenDirectory } from './auth/principals.ts';
+import { loadSecrets } from './auth/secrets.ts';
+import type { Config } from './config.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './datasources/embedded/start-embedded.ts';
+import { DatasourceRegistry, type DatasourceSpec } from './datasources/registry.ts';
+import { QueryService } from './query/query-service.ts';
+import { WorkerPool } from './query/worker-pool.ts';
+import type { QueryWorkerData } from './query/worker-protocol.ts';
+import type { ReadResult } from './query/worker-protocol.ts';
+import { serve } from './runtime/serve.ts';
+import { VERSION } from './version.ts';
+
+const QUERY_WORKER = new URL('../workers/query-worker.ts', import.meta.url);
+
+export interface Sluice {
+  url: string;
+  port: number;
+  app: OpenAPIHono<AppEnv>;
+  /** The generated admin token, when no tokens were configured. */
+  generatedToken: string | null;
+  /** Resolves when every datasource is up. */
+  ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startSluice(config: Config, log: (line: string) => void = console.log): Promise<Sluice> {
+  const dataDir = resolve(config.dataDir);
+  const { secrets } = loadSecrets(dataDir);
+  const generatedToken = config.tokens === undefined ? secrets.adminToken : null;
+  const tokens = new TokenDirectory(config.tokens ?? [{ token: secrets.adminToken, principal: 'admin', roles: ['admin'] }]);
+
+  const specs: DatasourceSpec[] = config.datasources.map((d) => ({ id: d.id, url: d.url, description: d.description }));
+  if (config.databaseUrl !== undefined) specs.unshift({ id: 'default', url: config.databaseUrl });
+  const embeddedWanted = config.databaseUrl === undefined && !specs.some((s) => s.id === 'default');
+  const registry = new DatasourceRegistry(specs, config.queryWorkers);
+  if (embeddedWanted) registry.markStarting('default');
+
+  const workerData: QueryWorkerData = { duckdbThreads: 2, duckdbMemoryLimit: '512MB' };
+  const queryPool = new WorkerPool(QUERY_WORKER, config.queryWorkers, workerData);
+  const readPool = new WorkerPool(QUERY_WORKER, config.readWorkers, workerData);
+  const store = createLocalStore({
+    dataDir,
+    principalQuotaBytes: config.principalQuotaBytes,
+    workspaceQuotaBytes: config.workspaceQuotaBytes,
+    runRead: async (sql, params) => (await readPool.run<ReadResult>({ type: 'read', sql, params }).result).rows,
+  });
+  const queries = new QueryService(config, registry, store, queryPool);
+  let ready = false;
+  const app = createApp({
+    tokens,
+    datasources: registry,
+    store,
+    queries,
+    cursors: new CursorCodec(secrets.cursorKey),
+    bodyLimitBytes: config.bodyLimitBytes,
+    isReady: () => ready,
+    version: VERSION,
+  });
+  const server = await serve(app.fetch, config.port, config.host);
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
+
+  let embedded: EmbeddedPostgres | null = null;
+  const readyPromise = (async () => {
+    if (embeddedWanted) {
+      log('Starting the embedded PostgreSQL (no DATABASE_URL set)...');
+      embedded = await startEmbeddedPostgres({ dataDir: resolve(dataDir, 'pglite'), log });
+      registry.add({ id: 'default', url: embedded.url, embedded: true });
+    }
+    await registry.warnAboutSuperusers(log);
+    ready = true;
+    // Leftovers of exports interrupted by a crash: removed now that the server is serving.
+    void store.sweepStaging().catch((e: unknown) => log(`Could not clean staged files: ${(e as Error).message}`));
+  })();
+
+  return {
+    url,
+    port: server.port,
+    app,
+    generatedToken,
+    ready: readyPromise,
+    async stop() {
+      queries.cancelAll();
+      await server.close();
+      await Promise.allSettled([queryPool.close(), readPool.close()]);
+      await registry.close();
+      await readyPromise.catch(() => undefined);
+      await (embedded as EmbeddedPostgres | null)?.stop();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,2 @@
+/** The version reported by the OpenAPI document. */
+export const VERSION = '0.1.0';
