@@ -33,6 +33,8 @@ export interface Sluice {
   generatedToken: string | null;
   /** Resolves when every datasource is up. */
   ready: Promise<void>;
+  /** A datasource's connection URL (the embedded one is known only once it is up). */
+  datasourceUrl(id: string): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -91,6 +93,7 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     app,
     generatedToken,
     ready: readyPromise,
+    datasourceUrl: (id) => registry.urlOf(id),
     async stop() {
       queries.cancelAll();
       await server.close();

@@ -60,6 +60,11 @@ export class DatasourceRegistry {
     });
   }
 
+  /** The connection URL of a datasource, for operators and tests; never shown to API callers. */
+  urlOf(id: string): string | undefined {
+    return this.#byId.get(id)?.url;
+  }
+
   get ready(): boolean {
     return this.#starting.size === 0;
   }
