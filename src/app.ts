@@ -14,7 +14,9 @@ import type { TokenDirectory } from './auth/principals.ts';
 import type { DatasourceRegistry } from './datasources/registry.ts';
 import { SluiceError } from './errors.ts';
 import type { QueryService } from './query/query-service.ts';
+import { registerAggregateAndDownload } from './routes/artifacts/aggregate-download.ts';
 import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
+import { registerSessionRoutes } from './routes/sessions/handlers.ts';
 import { errorBody } from './routes/common/envelope.ts';
 import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
@@ -28,6 +30,7 @@ export interface AppDeps {
   queries: QueryService;
   cursors: CursorCodec;
   bodyLimitBytes: number;
+  artifactTtlS: number;
   isReady: () => boolean;
   version: string;
 }
@@ -77,6 +80,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   registerQueryRoutes(app, deps.queries);
   registerArtifactRoutes(app, deps.store, deps.cursors);
+  registerAggregateAndDownload(app, deps.store);
+  registerSessionRoutes(app, deps.store, deps.artifactTtlS);
   registerDatasourceRoutes(app, deps.datasources);
 
   app.doc31('/openapi.json', {

@@ -21,6 +21,7 @@ import { WorkerPool } from './query/worker-pool.ts';
 import type { QueryWorkerData } from './query/worker-protocol.ts';
 import type { ReadResult } from './query/worker-protocol.ts';
 import { serve } from './runtime/serve.ts';
+import { Collector } from './artifacts/collector.ts';
 import { VERSION } from './version.ts';
 
 const QUERY_WORKER = new URL('../workers/query-worker.ts', import.meta.url);
@@ -57,9 +58,13 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     dataDir,
     principalQuotaBytes: config.principalQuotaBytes,
     workspaceQuotaBytes: config.workspaceQuotaBytes,
-    runRead: async (sql, params) => (await readPool.run<ReadResult>({ type: 'read', sql, params }).result).rows,
+    workers: {
+      read: async (sql, params) => (await readPool.run<ReadResult>({ type: 'read', sql, params }).result).rows,
+      writeFile: async (task) => void (await readPool.run({ type: 'write-file', ...task }).result),
+    },
   });
   const queries = new QueryService(config, registry, store, queryPool);
+  const collector = new Collector(store, log);
   let ready = false;
   const app = createApp({
     tokens,
@@ -68,6 +73,7 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     queries,
     cursors: new CursorCodec(secrets.cursorKey),
     bodyLimitBytes: config.bodyLimitBytes,
+    artifactTtlS: config.artifactTtlS,
     isReady: () => ready,
     version: VERSION,
   });
@@ -85,6 +91,7 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     ready = true;
     // Leftovers of exports interrupted by a crash: removed now that the server is serving.
     void store.sweepStaging().catch((e: unknown) => log(`Could not clean staged files: ${(e as Error).message}`));
+    collector.start();
   })();
 
   return {
@@ -95,6 +102,7 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     ready: readyPromise,
     datasourceUrl: (id) => registry.urlOf(id),
     async stop() {
+      collector.stop();
       queries.cancelAll();
       await server.close();
       await Promise.allSettled([queryPool.close(), readPool.close()]);

@@ -8,6 +8,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import postgres, { type Sql } from 'postgres';
 import { toErrorData } from '../src/errors.ts';
 import { runExport } from '../src/export/export-run.ts';
+import { writeFile } from '../src/export/write-file.ts';
 import type { FromWorker, QueryWorkerData, ToWorker } from '../src/query/worker-protocol.ts';
 
 const settings = workerData as QueryWorkerData;
@@ -72,6 +73,8 @@ async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<v
         },
       });
       send({ type: 'done', taskId, result });
+    } else if (message.type === 'write-file') {
+      send({ type: 'done', taskId, result: await writeFile(await duck(), message) });
     } else {
       const reader = await (await duck()).runAndReadAll(message.sql, message.params);
       const rows = reader.getRowsJS().map((r) => JSON.parse(String(r[0])) as unknown[]);

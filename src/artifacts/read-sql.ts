@@ -24,7 +24,7 @@ export interface ReadStatement {
   columns: PlannedColumn[];
 }
 
-function resolveColumn(columns: PlannedColumn[], name: string, role: string): PlannedColumn {
+export function resolveColumn(columns: PlannedColumn[], name: string, role: string): PlannedColumn {
   const matches = columns.filter((c) => c.name === name);
   if (matches.length === 0) {
     throw new SluiceError('VALIDATION_ERROR', `Unknown column "${name}" in ${role}.`, {
@@ -57,7 +57,7 @@ export function project(columns: PlannedColumn[], names: string[] | undefined): 
 }
 
 /** Numeric text has no DuckDB number type wide enough to be exact, so it compares and sorts as DOUBLE. */
-function comparable(column: PlannedColumn): string {
+export function comparable(column: PlannedColumn): string {
   const ref = quoteIdent(column.storageName);
   return column.storage === 'numeric_text' ? `TRY_CAST(${ref} AS DOUBLE)` : ref;
 }
@@ -67,7 +67,7 @@ function bind(column: PlannedColumn, value: unknown, params: BoundValue[]): stri
   return column.storage === 'numeric_text' ? 'CAST(? AS DOUBLE)' : `CAST(? AS ${column.duckType})`;
 }
 
-function filterSql(columns: PlannedColumn[], filter: Filter, params: BoundValue[]): string {
+export function filterSql(columns: PlannedColumn[], filter: Filter, params: BoundValue[]): string {
   if (!(FILTER_OPS as readonly string[]).includes(filter.op)) {
     throw new SluiceError('UNSUPPORTED_CAPABILITY', `Filter op "${filter.op}" is not supported; use one of ${FILTER_OPS.join(', ')}.`, {
       op: filter.op,

@@ -103,6 +103,54 @@ export interface ReadPage {
   more: boolean;
 }
 
+export type AggregateFn = 'count' | 'count_distinct' | 'sum' | 'avg' | 'min' | 'max';
+
+export interface AggregateRequest {
+  groupBy?: string[] | undefined;
+  metrics: { fn: AggregateFn; column?: string | undefined; as?: string | undefined }[];
+  filters?: Filter[] | undefined;
+  sort?: SortKey[] | undefined;
+  limit: number;
+}
+
+export interface AggregateResult {
+  columns: { name: string; type: string }[];
+  rows: unknown[][];
+  /** True when more groups exist than `limit` allowed. */
+  more: boolean;
+}
+
+export type DownloadFormat = 'parquet' | 'csv' | 'jsonl';
+
+export interface Download {
+  contentType: string;
+  fileName: string;
+  /** The bytes, streamed with back-pressure; temporary files go when the stream ends or is cancelled. */
+  body: ReadableStream<Uint8Array>;
+}
+
+export interface SessionCopyResult {
+  mapping: { sourceArtifactId: string; targetArtifactId: string }[];
+}
+
+export interface SessionRelease {
+  releasedArtifacts: number;
+  releasedBytes: number;
+}
+
+export interface Usage {
+  principal: { artifacts: number; logicalBytes: number; quotaBytes: number };
+  workspace: { artifacts: number; physicalBytes: number; quotaBytes: number };
+}
+
+export interface CollectionReport {
+  expired: number;
+  blobsRemoved: number;
+  bytesReclaimed: number;
+  /** True when a batch limit stopped this round; the next round continues. */
+  more: boolean;
+}
+
 export interface ArtifactPage {
   artifacts: ArtifactMeta[];
   nextCursor: string | null;
@@ -117,8 +165,17 @@ export interface ArtifactStore {
   /** Metadata of a readable artifact of this principal; NOT_FOUND or ARTIFACT_EXPIRED otherwise. */
   get(principal: string, id: string): ArtifactMeta;
   read(principal: string, id: string, request: ReadRequest): Promise<ReadPage>;
+  aggregate(principal: string, id: string, request: AggregateRequest): Promise<AggregateResult>;
+  download(principal: string, id: string, format: DownloadFormat): Promise<Download>;
   list(principal: string, sessionId: string | undefined, after: string | undefined, limit: number): ArtifactPage;
   delete(principal: string, id: string): void;
+  /** Copies references (never bytes) of a session's artifacts into another session of the same principal. */
+  copySession(principal: string, sourceSessionId: string, targetSessionId: string, ttlSeconds: number): SessionCopyResult;
+  /** Releases this session's references only; time grows with their number, not the store's size. */
+  retireSession(principal: string, sessionId: string): SessionRelease;
+  usage(principal: string): Usage;
+  /** One bounded round of expiry and reclamation of unreferenced bytes. */
+  collect(limits: { maxBlobs: number; maxBytes: number }): Promise<CollectionReport>;
   /** Drops leftovers of exports that never committed (a crash): run in the background after start. */
   sweepStaging(): Promise<number>;
   close(): void;

@@ -65,6 +65,9 @@ export class QueryService {
       maxDuration: asked.maxDurationMs !== undefined && asked.maxDurationMs < server.maxDurationMs ? 'request' : 'server',
     };
     const materialize = request.materialize ?? 'auto';
+    // Already at the quota: fetch only the preview, and say why there is no artifact.
+    const usage = this.#store.usage(principal.id).principal;
+    const overQuota = materialize !== 'never' && usage.logicalBytes >= usage.quotaBytes;
     const record = new QueryRecord(`qry_${randomUUID().replaceAll('-', '')}`, principal.id, origins);
     record.completeness = runningCompleteness(null, false, origins);
     this.#remember(record);
@@ -81,7 +84,7 @@ export class QueryService {
           {
             type: 'export',
             datasourceUrl: datasource.url,
-            request: { sql: checked.sql, kind: checked.kind, params, previewRows, materialize, limits, stagingDir },
+            request: { sql: checked.sql, kind: checked.kind, params, previewRows, materialize: overQuota ? 'never' : materialize, limits, stagingDir },
           },
           (event) => {
             if (event.type === 'preview') {
@@ -98,7 +101,10 @@ export class QueryService {
         record.progress = { rowsWritten: result.rows, bytesWritten: result.bytes };
         if (result.parts === null) {
           this.#store.abort(stagingDir);
-          record.artifact = skippedDecision(materialize);
+          record.artifact =
+            overQuota && (!result.completeInPreview || materialize === 'always')
+              ? { decision: 'DENIED', reason: 'QUOTA_EXCEEDED', message: `${principal.id} is at its artifact quota (${usage.logicalBytes} of ${usage.quotaBytes} bytes); delete artifacts or retire a session.` }
+              : skippedDecision(materialize);
         } else {
           const outcome = this.#store.commit(
             owner,

@@ -18,7 +18,21 @@ export interface ReadTask {
   params: (string | number | boolean | null)[];
 }
 
-export type Task = ExportTask | ReadTask;
+/**
+ * Writes a download file: `copy` runs `sql` (a DuckDB COPY statement) as is;
+ * `lines` writes the single text column of each row of `sql` as one line.
+ * `verify` lists stored parts whose SHA-256 must match before anything is written.
+ */
+export interface WriteFileTask {
+  type: 'write-file';
+  mode: 'copy' | 'lines';
+  sql: string;
+  params: (string | number | boolean | null)[];
+  file: string;
+  verify: { path: string; sha256: string }[];
+}
+
+export type Task = ExportTask | ReadTask | WriteFileTask;
 
 export type ToWorker = (Task & { taskId: number }) | { type: 'cancel'; taskId: number };
 
@@ -28,11 +42,15 @@ export type TaskEvent =
 
 export type FromWorker =
   | (TaskEvent & { taskId: number })
-  | { type: 'done'; taskId: number; result: ExportResult | ReadResult }
+  | { type: 'done'; taskId: number; result: ExportResult | ReadResult | WriteFileResult }
   | { type: 'failed'; taskId: number; error: ErrorData };
 
 export interface ReadResult {
   rows: unknown[][];
+}
+
+export interface WriteFileResult {
+  bytes: number;
 }
 
 export interface QueryWorkerData {

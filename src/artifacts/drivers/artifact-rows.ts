@@ -59,8 +59,8 @@ export class ArtifactRows {
     );
   }
 
-  workspaceUsage(): { blobs: number; physical_bytes: number } {
-    return this.#db.prepare('SELECT blobs, physical_bytes FROM workspace_usage WHERE id = 1').get<{ blobs: number; physical_bytes: number }>()!;
+  workspaceUsage(): { artifacts: number; blobs: number; physical_bytes: number } {
+    return this.#db.prepare('SELECT artifacts, blobs, physical_bytes FROM workspace_usage WHERE id = 1').get<{ artifacts: number; blobs: number; physical_bytes: number }>()!;
   }
 
   insertBlob(hash: string, location: string, parts: ParquetPart[], size: number): void {
@@ -85,13 +85,38 @@ export class ArtifactRows {
          ON CONFLICT (principal) DO UPDATE SET artifacts = artifacts + 1, logical_bytes = logical_bytes + excluded.logical_bytes`,
       )
       .run(meta.principal, meta.sizeBytes);
+    this.#db.prepare('UPDATE workspace_usage SET artifacts = artifacts + 1 WHERE id = 1').run();
   }
 
   /** Releases the reference; the bytes stay until the collector finds their count at zero. */
-  markDeleted(row: ArtifactRow): void {
-    this.#db.prepare("UPDATE artifacts SET state = 'DELETED' WHERE id = ?").run(row.id);
+  release(row: ArtifactRow, state: 'DELETED' | 'EXPIRED'): void {
+    const changed = this.#db.prepare(`UPDATE artifacts SET state = ? WHERE id = ? AND state = 'COMMITTED'`).run(state, row.id);
+    if (changed.changes === 0) return;
     this.#db.prepare('UPDATE blobs SET refs = refs - 1 WHERE hash = ?').run(row.hash);
     this.#db.prepare('UPDATE principal_usage SET artifacts = artifacts - 1, logical_bytes = logical_bytes - ? WHERE principal = ?').run(row.size_bytes, row.principal);
+    this.#db.prepare('UPDATE workspace_usage SET artifacts = artifacts - 1 WHERE id = 1').run();
+  }
+
+  inSession(principal: string, sessionId: string): ArtifactRow[] {
+    return this.#db
+      .prepare(`SELECT * FROM artifacts WHERE principal = ? AND session_id = ? AND state = 'COMMITTED' ORDER BY created_at, id`)
+      .all<ArtifactRow>(principal, sessionId);
+  }
+
+  expiredBefore(nowIso: string, limit: number): ArtifactRow[] {
+    return this.#db.prepare(`SELECT * FROM artifacts WHERE state = 'COMMITTED' AND expires_at <= ? ORDER BY expires_at LIMIT ?`).all<ArtifactRow>(nowIso, limit);
+  }
+
+  unreferencedBlobs(limit: number): { hash: string; location: string; size_bytes: number }[] {
+    return this.#db.prepare('SELECT hash, location, size_bytes FROM blobs WHERE refs <= 0 LIMIT ?').all(limit);
+  }
+
+  /** Forgets a blob whose bytes have been moved out of the store; false if it was referenced again meanwhile. */
+  dropBlob(hash: string, size: number): boolean {
+    const gone = this.#db.prepare('DELETE FROM blobs WHERE hash = ? AND refs <= 0').run(hash);
+    if (gone.changes === 0) return false;
+    this.#db.prepare('UPDATE workspace_usage SET blobs = blobs - 1, physical_bytes = physical_bytes - ? WHERE id = 1').run(size);
+    return true;
   }
 
   list(principal: string, sessionId: string | undefined, after: string | undefined, limit: number, nowIso: string): ArtifactRow[] {

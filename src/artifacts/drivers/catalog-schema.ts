@@ -1,7 +1,8 @@
 /**
  * The embedded catalog's tables. Bytes are content-addressed (`blobs`, one
  * row per distinct SHA-256, with a reference count); artifacts are
- * references owned by a principal and a session. Usage counters are kept in
+ * references owned by a principal and a session (deleted and expired ones
+ * stay as tombstones, so a late read can say which). Usage counters are kept in
  * the same transactions that change what they count, so start-up never has
  * to add anything up.
  */
@@ -17,7 +18,7 @@ CREATE TABLE IF NOT EXISTS artifacts (
   id          TEXT PRIMARY KEY,
   principal   TEXT NOT NULL,
   session_id  TEXT NOT NULL,
-  hash        TEXT NOT NULL REFERENCES blobs(hash),
+  hash        TEXT NOT NULL,
   state       TEXT NOT NULL,
   datasource  TEXT NOT NULL,
   sql         TEXT NOT NULL,
@@ -37,10 +38,12 @@ CREATE TABLE IF NOT EXISTS principal_usage (
   artifacts      INTEGER NOT NULL,
   logical_bytes  INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS blobs_unreferenced ON blobs (hash) WHERE refs <= 0;
 CREATE TABLE IF NOT EXISTS workspace_usage (
   id              INTEGER PRIMARY KEY CHECK (id = 1),
+  artifacts       INTEGER NOT NULL,
   blobs           INTEGER NOT NULL,
   physical_bytes  INTEGER NOT NULL
 );
-INSERT OR IGNORE INTO workspace_usage (id, blobs, physical_bytes) VALUES (1, 0, 0);
+INSERT OR IGNORE INTO workspace_usage (id, artifacts, blobs, physical_bytes) VALUES (1, 0, 0, 0);
 `;

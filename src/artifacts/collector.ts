@@ -1,0 +1,46 @@
+/**
+ * Runs the store's bounded collection rounds in the background once the
+ * server is ready: one round a minute, or back to back while a round says
+ * more is waiting. Never at start-up, never on a request's path.
+ */
+import type { ArtifactStore } from './types.ts';
+
+const INTERVAL_MS = 60_000;
+const BATCH = { maxBlobs: 500, maxBytes: 2 * 1024 * 1024 * 1024 };
+
+export class Collector {
+  readonly #store: ArtifactStore;
+  readonly #log: (line: string) => void;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #stopped = false;
+
+  constructor(store: ArtifactStore, log: (line: string) => void) {
+    this.#store = store;
+    this.#log = log;
+  }
+
+  start(): void {
+    this.#schedule(INTERVAL_MS);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+  }
+
+  #schedule(ms: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => void this.#round(), ms);
+    this.#timer.unref?.();
+  }
+
+  async #round(): Promise<void> {
+    try {
+      const report = await this.#store.collect(BATCH);
+      this.#schedule(report.more ? 0 : INTERVAL_MS);
+    } catch (error) {
+      this.#log(`Artifact collection failed: ${(error as Error).message}`);
+      this.#schedule(INTERVAL_MS);
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Where the local store keeps things under the data dir, and the handle the
+ * driver's parts share: the catalog, its statements, the clock, the quotas
+ * and the workers that run DuckDB.
+ */
+import { join } from 'node:path';
+import type { SqliteDatabase } from '../../runtime/sqlite.ts';
+import type { WriteFileTask } from '../../query/worker-protocol.ts';
+import type { BoundValue } from '../read-sql.ts';
+import type { ArtifactRows } from './artifact-rows.ts';
+
+export interface StoreWorkers {
+  read(sql: string, params: BoundValue[]): Promise<unknown[][]>;
+  writeFile(task: Omit<WriteFileTask, 'type'>): Promise<void>;
+}
+
+export interface LocalContext {
+  root: string;
+  stagingRoot: string;
+  objectsRoot: string;
+  downloadsRoot: string;
+  db: SqliteDatabase;
+  rows: ArtifactRows;
+  workers: StoreWorkers;
+  now: () => Date;
+  principalQuotaBytes: number;
+  workspaceQuotaBytes: number;
+}
+
+export function layout(dataDir: string) {
+  const root = join(dataDir, 'artifacts');
+  return {
+    root,
+    stagingRoot: join(root, 'staging'),
+    objectsRoot: join(root, 'objects'),
+    downloadsRoot: join(root, 'downloads'),
+    catalogFile: join(root, 'catalog.sqlite'),
+  };
+}
+
+export function objectDir(ctx: LocalContext, location: string): string {
+  return join(ctx.objectsRoot, location);
+}

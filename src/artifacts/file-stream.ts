@@ -1,0 +1,61 @@
+/**
+ * Serves a file as a web ReadableStream with back-pressure (the file is read
+ * only as fast as the client takes it), optionally checking its SHA-256 as it
+ * goes, and removing a temporary file however the stream ends.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, rmSync } from 'node:fs';
+
+export interface FileStreamOptions {
+  /** Prepended bytes (a CSV header). */
+  prefix?: Uint8Array;
+  /** Expected SHA-256 (hex); a mismatch errors the stream instead of ending it cleanly. */
+  sha256?: string;
+  /** Remove the file when the stream ends, fails or is cancelled. */
+  temporary?: boolean;
+}
+
+export function fileStream(path: string, options: FileStreamOptions = {}): ReadableStream<Uint8Array> {
+  const source = createReadStream(path, { highWaterMark: 256 * 1024 });
+  const hash = options.sha256 !== undefined ? createHash('sha256') : null;
+  let prefixSent = options.prefix === undefined;
+  const cleanup = () => {
+    source.destroy();
+    if (options.temporary) rmSync(path, { force: true });
+  };
+  const iterator = source[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!prefixSent) {
+          prefixSent = true;
+          controller.enqueue(options.prefix!);
+          return;
+        }
+        try {
+          const next = await iterator.next();
+          if (next.done) {
+            cleanup();
+            if (hash !== null && hash.digest('hex') !== options.sha256) {
+              console.error(`download: ${path} does not match its recorded SHA-256`);
+              controller.error(new Error('integrity check failed'));
+              return;
+            }
+            controller.close();
+            return;
+          }
+          const chunk = next.value as Buffer;
+          hash?.update(chunk);
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        } catch (error) {
+          cleanup();
+          controller.error(error);
+        }
+      },
+      cancel() {
+        cleanup();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}

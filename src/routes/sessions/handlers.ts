@@ -1,0 +1,87 @@
+/** Sessions (reference copy, retirement) and usage. */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { hasRole } from '../../auth/principals.ts';
+import { requireRole, type AppEnv } from '../../auth/middleware.ts';
+import type { ArtifactStore } from '../../artifacts/types.ts';
+import { envelope, errorResponses, ok } from '../common/envelope.ts';
+import { SessionId } from '../common/schemas.ts';
+
+const SessionParam = z.object({ id: SessionId.openapi({ param: { name: 'id', in: 'path' } }) });
+
+const copyRoute = createRoute({
+  method: 'post',
+  path: '/api/sessions/{id}/copy',
+  tags: ['Sessions'],
+  summary: 'Copy a session\u2019s artifacts into another session (references only, never bytes)',
+  request: {
+    params: SessionParam,
+    body: { required: true, content: { 'application/json': { schema: z.object({ targetSessionId: SessionId }).strict().openapi('SessionCopyRequest') } } },
+  },
+  responses: {
+    200: {
+      description: 'The new artifact ids.',
+      content: { 'application/json': { schema: envelope('SessionCopyEnvelope', z.object({ mapping: z.array(z.object({ sourceArtifactId: z.string(), targetArtifactId: z.string() })) })) } },
+    },
+    ...errorResponses('QUOTA_EXCEEDED'),
+  },
+});
+
+const retireRoute = createRoute({
+  method: 'delete',
+  path: '/api/sessions/{id}',
+  tags: ['Sessions'],
+  summary: 'Retire a session, releasing only its own references',
+  request: { params: SessionParam },
+  responses: {
+    200: {
+      description: 'What was released.',
+      content: { 'application/json': { schema: envelope('SessionRetireEnvelope', z.object({ releasedArtifacts: z.number().int(), releasedBytes: z.number().int() })) } },
+    },
+    ...errorResponses(),
+  },
+});
+
+const usageRoute = createRoute({
+  method: 'get',
+  path: '/api/usage',
+  tags: ['Sessions'],
+  summary: 'Artifact usage of the caller (and of the workspace, for admins)',
+  responses: {
+    200: {
+      description: 'Usage.',
+      content: {
+        'application/json': {
+          schema: envelope(
+            'UsageEnvelope',
+            z.object({
+              principal: z.object({ artifacts: z.number().int(), logicalBytes: z.number().int(), quotaBytes: z.number().int() }),
+              workspace: z.object({ artifacts: z.number().int(), physicalBytes: z.number().int(), quotaBytes: z.number().int() }).optional(),
+            }),
+          ),
+        },
+      },
+    },
+    ...errorResponses(),
+  },
+});
+
+export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, store: ArtifactStore, ttlSeconds: number): void {
+  app.openapi(copyRoute, (c) => {
+    const principal = requireRole(c, 'reader');
+    const result = store.copySession(principal.id, c.req.valid('param').id, c.req.valid('json').targetSessionId, ttlSeconds);
+    return c.json(ok(`Copied ${result.mapping.length} artifact reference(s).`, result), 200);
+  });
+
+  app.openapi(retireRoute, (c) => {
+    const principal = requireRole(c, 'reader');
+    const result = store.retireSession(principal.id, c.req.valid('param').id);
+    return c.json(ok(`Released ${result.releasedArtifacts} artifact(s), ${result.releasedBytes} bytes.`, result), 200);
+  });
+
+  app.openapi(usageRoute, (c) => {
+    const principal = requireRole(c, 'reader');
+    const usage = store.usage(principal.id);
+    const data = hasRole(principal, 'admin') ? usage : { principal: usage.principal };
+    return c.json(ok(`${usage.principal.artifacts} artifact(s), ${usage.principal.logicalBytes} of ${usage.principal.quotaBytes} bytes.`, data), 200);
+  });
+}
