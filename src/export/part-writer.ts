@@ -89,6 +89,13 @@ export class PartWriter {
   async finish(): Promise<ParquetPart[]> {
     await this.seal();
     while (this.#pending.length > 0) await this.#settleOldest();
+    if (this.#done.length === 0) {
+      // An artifact of no rows still needs one file: readers find its schema there, and a read of no files fails.
+      this.#open();
+      closeSync(this.#fd!);
+      this.#fd = null;
+      this.#done.push(await this.#convert(this.#csvFile, join(this.#dir, 'part-00000.parquet'), 0));
+    }
     return this.#done;
   }
 

@@ -38,7 +38,8 @@ export async function streamToParts(
   let bytes = 0;
   let carry: Uint8Array = new Uint8Array(0);
   let cappedBy: Cap | null = null;
-  let atRowLimit = false;
+  // A limit of 0 rows (materialize "never" with previewRows 0) is reached before any byte: any byte is a row past it.
+  let atRowLimit = rowLimit === 0;
   let stopReason: StopReason | null = null;
   let previewSent = false;
   let draining = false;

@@ -43,6 +43,7 @@ export function commitStaged(ctx: LocalContext, owner: Owner, staged: StagedResu
     // Bytes left by a crash between an earlier rename and its catalog entry are the same bytes: replace them.
     rmSync(objectDir(ctx, location), { recursive: true, force: true });
     renameSync(staged.stagingDir, objectDir(ctx, location));
+    ctx.checkpoint('commit:after-rename');
   } else {
     // Identical content is stored once: this export's copy is not needed.
     rmSync(staged.stagingDir, { recursive: true, force: true });

@@ -8,15 +8,14 @@
  * crash at any point leaves at worst something the next round finishes.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { readdirSync, renameSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CollectionReport } from '../types.ts';
 import { objectDir, type LocalContext } from './local-layout.ts';
 
 export async function collect(ctx: LocalContext, limits: { maxBlobs: number; maxBytes: number }): Promise<CollectionReport> {
-  const trash = join(ctx.root, 'trash');
-  mkdirSync(trash, { recursive: true });
+  const trash = ctx.trashRoot;
   const expiredRows = ctx.rows.expiredBefore(ctx.now().toISOString(), limits.maxBlobs);
   ctx.db.transaction(() => {
     for (const row of expiredRows) ctx.rows.release(row, 'EXPIRED');
@@ -33,6 +32,7 @@ export async function collect(ctx: LocalContext, limits: { maxBlobs: number; max
       // Already gone (a crash after an earlier rename): only the catalog row is left to drop.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+    ctx.checkpoint('collect:after-rename');
     if (ctx.db.transaction(() => ctx.rows.dropBlob(blob.hash, blob.size_bytes))()) {
       removed++;
       bytes += blob.size_bytes;
@@ -62,7 +62,7 @@ export async function sweepOrphans(ctx: LocalContext): Promise<number> {
   for (const prefix of safeList(ctx.objectsRoot)) {
     for (const hash of safeList(join(ctx.objectsRoot, prefix))) {
       if (ctx.rows.blob(hash) !== undefined) continue;
-      const target = join(ctx.root, 'trash', `${hash}-${randomUUID()}`);
+      const target = join(ctx.trashRoot, `${hash}-${randomUUID()}`);
       try {
         renameSync(join(ctx.objectsRoot, prefix, hash), target);
         removed++;
@@ -72,7 +72,7 @@ export async function sweepOrphans(ctx: LocalContext): Promise<number> {
       await new Promise((r) => setImmediate(r));
     }
   }
-  await emptyTrash(join(ctx.root, 'trash'));
+  await emptyTrash(ctx.trashRoot);
   return removed;
 }
 

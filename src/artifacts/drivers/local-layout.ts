@@ -19,13 +19,18 @@ export interface LocalContext {
   stagingRoot: string;
   objectsRoot: string;
   downloadsRoot: string;
+  trashRoot: string;
   db: SqliteDatabase;
   rows: ArtifactRows;
   workers: StoreWorkers;
   now: () => Date;
   principalQuotaBytes: number;
   workspaceQuotaBytes: number;
+  /** Called between the steps whose order makes the store crash-safe; tests stop the process there. */
+  checkpoint: (step: CrashPoint) => void;
 }
+
+export type CrashPoint = 'commit:after-rename' | 'collect:after-rename';
 
 export function layout(dataDir: string) {
   const root = join(dataDir, 'artifacts');
@@ -34,6 +39,7 @@ export function layout(dataDir: string) {
     stagingRoot: join(root, 'staging'),
     objectsRoot: join(root, 'objects'),
     downloadsRoot: join(root, 'downloads'),
+    trashRoot: join(root, 'trash'),
     catalogFile: join(root, 'catalog.sqlite'),
   };
 }

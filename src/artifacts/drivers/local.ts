@@ -14,7 +14,7 @@ import { ArtifactRows } from './artifact-rows.ts';
 import { CATALOG_SCHEMA } from './catalog-schema.ts';
 import { commitStaged } from './local-commit.ts';
 import { collect, sweepOrphans } from './local-gc.ts';
-import { layout, type LocalContext, type StoreWorkers } from './local-layout.ts';
+import { layout, type CrashPoint, type LocalContext, type StoreWorkers } from './local-layout.ts';
 import { aggregate, download, readableRow, readPage } from './local-reads.ts';
 import { copySession, retireSession, usageOf } from './local-sessions.ts';
 
@@ -24,6 +24,7 @@ export interface LocalStoreOptions {
   workspaceQuotaBytes: number;
   workers: StoreWorkers;
   now?: () => Date;
+  checkpoint?: (step: CrashPoint) => void;
 }
 
 const CAPABILITIES: Capabilities = {
@@ -36,7 +37,7 @@ const CAPABILITIES: Capabilities = {
 
 export function createLocalStore(options: LocalStoreOptions): ArtifactStore {
   const paths = layout(options.dataDir);
-  for (const dir of [paths.stagingRoot, paths.objectsRoot, paths.downloadsRoot]) mkdirSync(dir, { recursive: true });
+  for (const dir of [paths.stagingRoot, paths.objectsRoot, paths.downloadsRoot, paths.trashRoot]) mkdirSync(dir, { recursive: true });
   const db = openSqlite(paths.catalogFile);
   db.exec(CATALOG_SCHEMA);
   const ctx: LocalContext = {
@@ -47,6 +48,7 @@ export function createLocalStore(options: LocalStoreOptions): ArtifactStore {
     now: options.now ?? (() => new Date()),
     principalQuotaBytes: options.principalQuotaBytes,
     workspaceQuotaBytes: options.workspaceQuotaBytes,
+    checkpoint: options.checkpoint ?? (() => undefined),
   };
   // Only what an earlier process left is swept; exports of this one stage beside it.
   const leftovers = [

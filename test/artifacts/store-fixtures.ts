@@ -1,0 +1,44 @@
+/**
+ * Real staged results for store tests: the export pipeline itself runs a
+ * query against the test PostgreSQL into a store's staging directory, and a
+ * worker pool serves the store's DuckDB reads, as in the server.
+ */
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import postgres from 'postgres';
+import { runExport } from '../../src/export/export-run.ts';
+import type { ArtifactStore, StagedResult } from '../../src/artifacts/types.ts';
+import type { StoreWorkers } from '../../src/artifacts/drivers/local-layout.ts';
+import { WorkerPool } from '../../src/query/worker-pool.ts';
+import type { ReadResult } from '../../src/query/worker-protocol.ts';
+
+export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface Fixtures {
+  workers: StoreWorkers;
+  stage(store: ArtifactStore, sql: string): Promise<StagedResult>;
+  close(): Promise<void>;
+}
+
+export async function createFixtures(): Promise<Fixtures> {
+  const pool = new WorkerPool(new URL('../../workers/query-worker.ts', import.meta.url), 1, { duckdbThreads: 1, duckdbMemoryLimit: '256MB' });
+  const sql = postgres(DATABASE_URL, { max: 1, fetch_types: false, onnotice: () => undefined });
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const duck: DuckDBConnection = await instance.connect();
+  return {
+    workers: {
+      read: async (text, params) => (await pool.run<ReadResult>({ type: 'read', sql: text, params }).result).rows,
+      writeFile: async (task) => void (await pool.run({ type: 'write-file', ...task }).result),
+    },
+    async stage(store, text) {
+      const stagingDir = store.stagingDir();
+      const result = await runExport(sql, duck, { sql: text, kind: 'select', params: [], previewRows: 0, materialize: 'always', limits: { maxRows: 10_000_000, maxBytes: 1e12, maxDurationMs: 60_000 }, stagingDir }, { onPreview: () => undefined, onProgress: () => undefined, onStopper: () => undefined });
+      return { stagingDir, parts: result.parts!, columns: result.columns, rowCount: result.rows, coverage: 'COMPLETE', boundedBy: null, sql: text, datasource: 'default' };
+    },
+    async close() {
+      await sql.end({ timeout: 2 });
+      duck.closeSync();
+      instance.closeSync();
+      await pool.close();
+    },
+  };
+}
