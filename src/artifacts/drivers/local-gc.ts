@@ -59,8 +59,11 @@ async function emptyTrash(trash: string): Promise<void> {
  */
 export async function sweepOrphans(ctx: LocalContext): Promise<number> {
   let removed = 0;
+  let seen = 0;
   for (const prefix of safeList(ctx.objectsRoot)) {
     for (const hash of safeList(join(ctx.objectsRoot, prefix))) {
+      // Yield often: this scan shares the event loop with requests.
+      if (++seen % 64 === 0) await new Promise((r) => setImmediate(r));
       if (ctx.rows.blob(hash) !== undefined) continue;
       const target = join(ctx.trashRoot, `${hash}-${randomUUID()}`);
       try {
@@ -69,7 +72,6 @@ export async function sweepOrphans(ctx: LocalContext): Promise<number> {
       } catch {
         // Moved meanwhile by a commit of the same content: it is referenced now.
       }
-      await new Promise((r) => setImmediate(r));
     }
   }
   await emptyTrash(ctx.trashRoot);
