@@ -18,7 +18,9 @@ import { PartWriter } from './part-writer.ts';
 import { toSluiceError } from './pg-errors.ts';
 import type { RowSource } from './row-sources.ts';
 
-const PART_BYTES = 64 * 1024 * 1024;
+// 32 MiB parts keep DuckDB's conversion memory (and so the worker's peak RSS) small while
+// still being large enough that conversion overlaps the next part's download.
+const PART_BYTES = 32 * 1024 * 1024;
 
 type StopReason = 'cancel' | Cap;
 
