@@ -63,7 +63,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   app.notFound((c) => c.json(errorBody(new SluiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}.`)), 404));
 
-  registerHealth(app as never, deps.isReady);
+  registerHealth(app, deps.isReady);
   registerDocs(app as never);
   app.use(
     '/api/*',
