@@ -17,6 +17,8 @@ import type { QueryService } from './query/query-service.ts';
 import { registerAggregateAndDownload } from './routes/artifacts/aggregate-download.ts';
 import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
 import { registerSessionRoutes } from './routes/sessions/handlers.ts';
+import { registerAiRoutes } from './routes/ai/handlers.ts';
+import type { Llm } from './ai/llm.ts';
 import { errorBody } from './routes/common/envelope.ts';
 import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
@@ -31,6 +33,9 @@ export interface AppDeps {
   cursors: CursorCodec;
   bodyLimitBytes: number;
   artifactTtlS: number;
+  llm: Llm | null;
+  aiMaxIters: number;
+  aiDeadlineMs: number;
   isReady: () => boolean;
   version: string;
 }
@@ -82,6 +87,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerArtifactRoutes(app, deps.store, deps.cursors);
   registerAggregateAndDownload(app, deps.store);
   registerSessionRoutes(app, deps.store, deps.artifactTtlS);
+  registerAiRoutes(app, deps.llm, {
+    registry: deps.datasources,
+    queries: deps.queries,
+    store: deps.store,
+    cursors: deps.cursors,
+    maxIters: deps.aiMaxIters,
+    deadlineMs: deps.aiDeadlineMs,
+  });
   registerDatasourceRoutes(app, deps.datasources);
 
   app.doc31('/openapi.json', {

@@ -41,6 +41,10 @@ export interface Config {
   readWorkers: number;
   bodyLimitBytes: number;
   openai: { apiKey: string | undefined; baseUrl: string | undefined; model: string };
+  /** The most model calls one agent request may make; a request asking for more gets this. */
+  aiMaxIters: number;
+  /** The whole agent request's deadline. */
+  aiDeadlineMs: number;
   modelsDir: string;
 }
 
@@ -103,5 +107,7 @@ export function loadConfig(env: Env): Config {
       model: env.SLUICE_AI_MODEL || 'gpt-4o-mini',
     },
     modelsDir: env.SLUICE_MODELS_DIR || './models',
+    aiMaxIters: int(env, 'SLUICE_AI_MAX_ITERS', 10, 1, 100),
+    aiDeadlineMs: int(env, 'SLUICE_AI_DEADLINE_MS', 90_000, 1_000, 3_600_000),
   };
 }

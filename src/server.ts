@@ -21,6 +21,7 @@ import { WorkerPool } from './query/worker-pool.ts';
 import type { QueryWorkerData } from './query/worker-protocol.ts';
 import type { ReadResult } from './query/worker-protocol.ts';
 import { serve } from './runtime/serve.ts';
+import { createLlm } from './ai/llm.ts';
 import { Collector } from './artifacts/collector.ts';
 import { VERSION } from './version.ts';
 
@@ -77,6 +78,9 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     cursors: new CursorCodec(secrets.cursorKey),
     bodyLimitBytes: config.bodyLimitBytes,
     artifactTtlS: config.artifactTtlS,
+    llm: createLlm(config),
+    aiMaxIters: config.aiMaxIters,
+    aiDeadlineMs: config.aiDeadlineMs,
     isReady: () => ready,
     version: VERSION,
   });

@@ -1,0 +1,142 @@
+/**
+ * The read-only agent: one request, several model calls, tools that can only
+ * read. Large results stay in artifacts; the model sees at most 50 rows and
+ * the handle. Guardrails: an iteration cap (the server's maximum wins), one
+ * deadline for the whole request, retry caps per kind of failure (after
+ * which the model must answer with what it has), the caller's own
+ * privileges, and tool output fenced as untrusted data. The transcript keeps
+ * every step exactly as the model saw it.
+ */
+import type OpenAI from 'openai';
+import type { Principal } from '../auth/principals.ts';
+import type { CursorCodec } from '../artifacts/cursor.ts';
+import type { ArtifactStore } from '../artifacts/types.ts';
+import type { DatasourceRegistry } from '../datasources/registry.ts';
+import type { QueryService } from '../query/query-service.ts';
+import { upstreamError, type Llm } from './llm.ts';
+import { AGENT_TOOLS, runTool } from './tools/registry.ts';
+import type { ToolContext } from './tools/tool-types.ts';
+import { agentSystemPrompt } from './agent-prompt.ts';
+
+export interface AgentRequest {
+  prompt: string;
+  max_iters?: number | undefined;
+  datasource?: string | undefined;
+  sessionId?: string | undefined;
+}
+
+export interface TranscriptStep {
+  step: number;
+  kind: 'llm' | 'tool';
+  role?: 'assistant';
+  content?: string | null;
+  tool_calls?: { id: string; name: string }[];
+  tool_name?: string;
+  tool_input?: unknown;
+  tool_output?: string;
+  duration_ms: number;
+}
+
+export interface AgentBody {
+  answer: string;
+  iterations: number;
+  stoppedBy: 'answer' | 'max_iters' | 'timeout';
+  transcript: TranscriptStep[];
+  artifacts: string[];
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+
+export interface AgentDeps {
+  llm: Llm;
+  registry: DatasourceRegistry;
+  queries: QueryService;
+  store: ArtifactStore;
+  cursors: CursorCodec;
+  maxIters: number;
+  deadlineMs: number;
+}
+
+/** After this many failures of one kind the model gets no more tools and must answer. */
+const RETRY_CAP = 3;
+const DEFAULT_ITERS = 6;
+
+export async function runAgent(deps: AgentDeps, principal: Principal, request: AgentRequest): Promise<AgentBody> {
+  const datasource = deps.registry.get(principal, request.datasource ?? 'default');
+  const maxIters = Math.min(request.max_iters ?? DEFAULT_ITERS, deps.maxIters);
+  const started = Date.now();
+  const deadline = started + deps.deadlineMs;
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), deps.deadlineMs);
+  const ctx: ToolContext = { principal, datasource, sessionId: request.sessionId ?? 'default', queries: deps.queries, store: deps.store, cursors: deps.cursors, deadline, artifacts: [] };
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+    { role: 'system', content: agentSystemPrompt(datasource.id) },
+    { role: 'user', content: request.prompt },
+  ];
+  const transcript: TranscriptStep[] = [];
+  const usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  const failures = new Map<string, number>();
+  let iterations = 0;
+  let lastText = '';
+  let mustAnswer = false;
+  const finish = (answer: string, stoppedBy: AgentBody['stoppedBy']): AgentBody => ({ answer, iterations, stoppedBy, transcript, artifacts: ctx.artifacts, usage });
+  try {
+    while (iterations < maxIters) {
+      if (Date.now() >= deadline) return finish(incomplete(lastText, 'the request reached its time limit'), 'timeout');
+      const callStarted = Date.now();
+      let completion: OpenAI.Chat.ChatCompletion;
+      try {
+        completion = await deps.llm.client.chat.completions.create(
+          { model: deps.llm.model, messages, tools: AGENT_TOOLS.map(asTool), tool_choice: mustAnswer ? 'none' : 'auto' },
+          { signal: abort.signal },
+        );
+      } catch (error) {
+        if (abort.signal.aborted) return finish(incomplete(lastText, 'the request reached its time limit'), 'timeout');
+        throw upstreamError(error);
+      }
+      iterations++;
+      usage.prompt_tokens += completion.usage?.prompt_tokens ?? 0;
+      usage.completion_tokens += completion.usage?.completion_tokens ?? 0;
+      usage.total_tokens += completion.usage?.total_tokens ?? 0;
+      const message = completion.choices[0]?.message;
+      const calls = (message?.tool_calls ?? []).filter((c) => c.type === 'function');
+      lastText = message?.content ?? lastText;
+      transcript.push({
+        step: transcript.length + 1,
+        kind: 'llm',
+        role: 'assistant',
+        content: message?.content ?? null,
+        ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, name: c.function.name })) } : {}),
+        duration_ms: Date.now() - callStarted,
+      });
+      if (calls.length === 0 || mustAnswer) return finish(message?.content ?? '', 'answer');
+      messages.push({ role: 'assistant', content: message?.content ?? null, tool_calls: calls });
+      for (const call of calls) {
+        const toolStarted = Date.now();
+        const outcome = await runTool(call.function.name, call.function.arguments, ctx);
+        if (outcome.failure !== null) failures.set(outcome.failure, (failures.get(outcome.failure) ?? 0) + 1);
+        messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.output });
+        transcript.push({ step: transcript.length + 1, kind: 'tool', tool_name: call.function.name, tool_input: outcome.input, tool_output: outcome.output, duration_ms: Date.now() - toolStarted });
+      }
+      const exhausted = [...failures.entries()].find(([, n]) => n >= RETRY_CAP);
+      if (exhausted !== undefined && !mustAnswer) {
+        mustAnswer = true;
+        messages.push({
+          role: 'system',
+          content: `Tools failed ${exhausted[1]} times (${exhausted[0]}). Do not call tools again. Answer now with what you know, and say plainly what you could not find out and why.`,
+        });
+      }
+    }
+    return finish(incomplete(lastText, `it used all ${maxIters} allowed model calls`), 'max_iters');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function incomplete(lastText: string, why: string): string {
+  const note = `The agent stopped before a final answer because ${why}; what follows may be incomplete.`;
+  return lastText ? `${note}\n\n${lastText}` : note;
+}
+
+function asTool(tool: (typeof AGENT_TOOLS)[number]): OpenAI.Chat.ChatCompletionTool {
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+}

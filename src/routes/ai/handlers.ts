@@ -1,0 +1,76 @@
+/** /api/ai: chat, streamed chat and the read-only agent (analyst role and up). */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import { runAgent, type AgentDeps } from '../../ai/agent.ts';
+import { chat, chatStream } from '../../ai/chat.ts';
+import { requireLlm, type Llm } from '../../ai/llm.ts';
+import { requireRole, type AppEnv } from '../../auth/middleware.ts';
+import { SluiceError } from '../../errors.ts';
+import { errorBody, errorResponses } from '../common/envelope.ts';
+import { AgentRequest, AgentResponse, ChatRequest, ChatResponse } from './schemas.ts';
+
+const AI_ERRORS = ['NOT_FOUND', 'AI_NOT_CONFIGURED', 'AI_UPSTREAM_ERROR', 'SQL_ERROR'] as const;
+
+const chatRoute = createRoute({
+  method: 'post',
+  path: '/api/ai/chat',
+  tags: ['AI'],
+  summary: 'Chat about SQL for a datasource (stateless; never runs SQL)',
+  request: { body: { required: true, content: { 'application/json': { schema: ChatRequest } } } },
+  responses: { 200: { description: 'The reply, its SQL blocks labelled, and the schema the model saw.', content: { 'application/json': { schema: ChatResponse } } }, ...errorResponses(...AI_ERRORS) },
+});
+
+const streamRoute = createRoute({
+  method: 'post',
+  path: '/api/ai/chat/stream',
+  tags: ['AI'],
+  summary: 'The same chat as server-sent events: delta events, then one done event with the full body (or an error event)',
+  request: { body: { required: true, content: { 'application/json': { schema: ChatRequest } } } },
+  responses: { 200: { description: 'An event stream.', content: { 'text/event-stream': { schema: ChatResponse } } }, ...errorResponses(...AI_ERRORS) },
+});
+
+const agentRoute = createRoute({
+  method: 'post',
+  path: '/api/ai/agent',
+  tags: ['AI'],
+  summary: 'Answer a question with a read-only agent whose large results live in artifacts',
+  request: { body: { required: true, content: { 'application/json': { schema: AgentRequest } } } },
+  responses: { 200: { description: 'The answer and the full transcript.', content: { 'application/json': { schema: AgentResponse } } }, ...errorResponses(...AI_ERRORS) },
+});
+
+export function registerAiRoutes(app: OpenAPIHono<AppEnv>, llm: Llm | null, deps: Omit<AgentDeps, 'llm'>): void {
+  app.openapi(chatRoute, async (c) => {
+    const principal = requireRole(c, 'analyst');
+    const model = requireLlm(llm);
+    return c.json(await chat(model, deps.registry, principal, c.req.valid('json'), c.req.raw.signal), 200);
+  });
+
+  app.openapi(streamRoute, async (c) => {
+    const principal = requireRole(c, 'analyst');
+    const model = requireLlm(llm);
+    const body = c.req.valid('json');
+    // Errors before the first byte (no datasource, no key) still answer with the envelope and a status.
+    deps.registry.get(principal, body.datasource ?? 'default');
+    const upstream = new AbortController();
+    return streamSSE(c, async (stream) => {
+      // A client that goes away stops the model too.
+      stream.onAbort(() => upstream.abort());
+      try {
+        for await (const event of chatStream(model, deps.registry, principal, body, upstream.signal)) {
+          if (event.type === 'delta') await stream.writeSSE({ event: 'delta', data: JSON.stringify({ text: event.text }) });
+          else await stream.writeSSE({ event: 'done', data: JSON.stringify(event.body) });
+        }
+      } catch (error) {
+        if (upstream.signal.aborted) return;
+        const failure = error instanceof SluiceError ? error : new SluiceError('INTERNAL', 'The chat failed unexpectedly.');
+        await stream.writeSSE({ event: 'error', data: JSON.stringify(errorBody(failure)) });
+      }
+    }) as never;
+  });
+
+  app.openapi(agentRoute, async (c) => {
+    const principal = requireRole(c, 'analyst');
+    const model = requireLlm(llm);
+    return c.json(await runAgent({ ...deps, llm: model }, principal, c.req.valid('json')), 200);
+  });
+}

@@ -1,0 +1,59 @@
+/** Request and response schemas of /api/ai: the documented AI Chat / AI Agent bodies (not enveloped). */
+import { z } from '@hono/zod-openapi';
+import { SessionId } from '../common/schemas.ts';
+
+export const ChatRequest = z
+  .object({
+    messages: z
+      .array(z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string().max(100_000) }).strict())
+      .min(1)
+      .max(100),
+    flavor: z.string().max(64).optional().openapi({ description: 'SQL dialect to write in; default PostgreSQL.' }),
+    datasource: z.string().min(1).max(64).optional(),
+  })
+  .strict()
+  .openapi('ChatRequest');
+
+export const SqlBlock = z.object({ sql: z.string(), kind: z.enum(['select', 'dml', 'ddl', 'other']) }).openapi('SqlBlock');
+
+export const ChatResponse = z
+  .object({
+    message: z.object({ role: z.literal('assistant'), content: z.string() }),
+    blocks: z.array(SqlBlock),
+    schema: z.string().openapi({ description: 'Exactly the schema text the model was shown.' }),
+    model: z.string(),
+  })
+  .openapi('ChatResponse');
+
+export const AgentRequest = z
+  .object({
+    prompt: z.string().min(1).max(20_000),
+    max_iters: z.number().int().min(1).max(100).optional().openapi({ description: 'Model calls allowed (default 6); the server maximum wins.' }),
+    datasource: z.string().min(1).max(64).optional(),
+    sessionId: SessionId.optional().openapi({ description: 'Session that keeps the artifacts this run creates.' }),
+  })
+  .strict()
+  .openapi('AgentRequest');
+
+export const AgentResponse = z
+  .object({
+    answer: z.string(),
+    iterations: z.number().int().openapi({ description: 'Model calls made.' }),
+    stoppedBy: z.enum(['answer', 'max_iters', 'timeout']),
+    transcript: z.array(
+      z.object({
+        step: z.number().int(),
+        kind: z.enum(['tool', 'llm']),
+        tool_name: z.string().optional(),
+        tool_input: z.unknown().optional(),
+        tool_output: z.string().optional().openapi({ description: 'Exactly what the model was sent.' }),
+        role: z.string().optional(),
+        content: z.string().nullable().optional(),
+        tool_calls: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
+        duration_ms: z.number().int(),
+      }),
+    ),
+    artifacts: z.array(z.string()),
+    usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
+  })
+  .openapi('AgentResponse');
