@@ -9,7 +9,7 @@ import { SluiceError } from '../errors.ts';
 import { quoteIdent, quoteLiteral, type PlannedColumn } from '../export/column-plan.ts';
 import { FILTER_OPS, type Filter, type FilterOp, type ReadRequest, type SortKey } from './types.ts';
 import { rowJsonExpression } from './value-encoding.ts';
-import { checkFilterValue } from './filter-values.ts';
+import { bindType, checkFilterValue } from './filter-values.ts';
 
 export type BoundValue = string | number | boolean | null;
 
@@ -63,8 +63,9 @@ export function comparable(column: PlannedColumn): string {
 }
 
 function bind(column: PlannedColumn, value: unknown, params: BoundValue[]): string {
-  params.push(checkFilterValue(column, value));
-  return column.storage === 'numeric_text' ? 'CAST(? AS DOUBLE)' : `CAST(? AS ${column.duckType})`;
+  const checked = checkFilterValue(column, value);
+  params.push(checked);
+  return `CAST(? AS ${bindType(column, checked)})`;
 }
 
 export function filterSql(columns: PlannedColumn[], filter: Filter, params: BoundValue[]): string {
@@ -89,8 +90,10 @@ export function filterSql(columns: PlannedColumn[], filter: Filter, params: Boun
       return `${ref} IS NOT NULL`;
     case 'eq':
       return `${ref} = ${bind(column, filter.value, params)}`;
+    // ne and not_in follow SQL, as every other op does: a NULL is neither equal nor unequal to a value,
+    // so it matches neither eq nor ne (only is_null finds it), exactly as the same WHERE in PostgreSQL.
     case 'ne':
-      return `${ref} IS DISTINCT FROM ${bind(column, filter.value, params)}`;
+      return `${ref} <> ${bind(column, filter.value, params)}`;
     case 'lt':
       return `${ref} < ${bind(column, filter.value, params)}`;
     case 'lte':
@@ -108,7 +111,7 @@ export function filterSql(columns: PlannedColumn[], filter: Filter, params: Boun
         throw new SluiceError('VALIDATION_ERROR', `Filter "${op}" on "${column.name}" needs 1 to 1000 values.`);
       }
       const items = list.map((v) => bind(column, v, params)).join(', ');
-      return op === 'in' ? `${ref} IN (${items})` : `(${ref} IS NULL OR ${ref} NOT IN (${items}))`;
+      return op === 'in' ? `${ref} IN (${items})` : `${ref} NOT IN (${items})`;
     }
     case 'contains':
     case 'starts_with': {

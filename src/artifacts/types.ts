@@ -168,6 +168,7 @@ export interface ArtifactStore {
   aggregate(principal: string, id: string, request: AggregateRequest): Promise<AggregateResult>;
   download(principal: string, id: string, format: DownloadFormat): Promise<Download>;
   list(principal: string, sessionId: string | undefined, after: string | undefined, limit: number): ArtifactPage;
+  /** Idempotent for the owner; NOT_FOUND for an id the caller never owned. */
   delete(principal: string, id: string): void;
   /** Copies references (never bytes) of a session's artifacts into another session of the same principal. */
   copySession(principal: string, sourceSessionId: string, targetSessionId: string, ttlSeconds: number): SessionCopyResult;

@@ -59,12 +59,13 @@ export async function describeTable(ds: Datasource, schema: string, name: string
          FROM pg_catalog.pg_attribute a WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
       [table.oid],
     );
+    // Key columns travel as JSON arrays, not joined text: a column name may itself hold a comma.
     const constraints = await ds.sql.unsafe<{ name: string; type: string; cols: string; fschema: string | null; ftable: string | null; fcols: string | null }[]>(
       `SELECT con.conname AS name, con.contype::text AS type,
-              (SELECT string_agg(a.attname, ',' ORDER BY k.i) FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
+              (SELECT json_agg(a.attname ORDER BY k.i)::text FROM unnest(con.conkey) WITH ORDINALITY k(n, i)
                  JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.n) AS cols,
               fn.nspname AS fschema, fc.relname AS ftable,
-              (SELECT string_agg(a.attname, ',' ORDER BY k.i) FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
+              (SELECT json_agg(a.attname ORDER BY k.i)::text FROM unnest(con.confkey) WITH ORDINALITY k(n, i)
                  JOIN pg_catalog.pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.n) AS fcols
          FROM pg_catalog.pg_constraint con
          LEFT JOIN pg_catalog.pg_class fc ON fc.oid = con.confrelid
@@ -73,16 +74,17 @@ export async function describeTable(ds: Datasource, schema: string, name: string
       [table.oid],
     );
     const pk = constraints.find((c) => c.type === 'p');
+    const names = (json: string | null): string[] => (json === null ? [] : (JSON.parse(json) as string[]));
     return {
       schema,
       name,
       kind: KINDS[table.kind] ?? 'table',
       estimatedRows: estimate(table.reltuples),
       columns,
-      primaryKey: pk ? pk.cols.split(',') : [],
+      primaryKey: pk ? names(pk.cols) : [],
       foreignKeys: constraints
         .filter((c) => c.type === 'f')
-        .map((c) => ({ name: c.name, columns: c.cols.split(','), references: { schema: c.fschema ?? '', table: c.ftable ?? '', columns: (c.fcols ?? '').split(',') } })),
+        .map((c) => ({ name: c.name, columns: names(c.cols), references: { schema: c.fschema ?? '', table: c.ftable ?? '', columns: names(c.fcols) } })),
     };
   });
 }

@@ -135,6 +135,14 @@ describe('sessions and usage', () => {
   });
 });
 
+describe('listing', () => {
+  it('refuses a listing cursor it did not issue', async () => {
+    const r = await server.request('/api/artifacts?cursor=art_not_a_real_one');
+    expect(r.status).toBe(400);
+    expect(r.body.errorCode).toBe('INVALID_CURSOR');
+  });
+});
+
 describe('quota and expiry', () => {
   it('denies the artifact over quota and still returns the preview', async () => {
     const small = await startTestServer({ SLUICE_PRINCIPAL_QUOTA_BYTES: '1000' });

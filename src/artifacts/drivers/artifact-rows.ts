@@ -3,6 +3,7 @@
  * rows and ArtifactMeta. Callers wrap mutations in transactions; each method
  * here keeps its counters in step with the rows it changes.
  */
+import { SluiceError } from '../../errors.ts';
 import type { PlannedColumn } from '../../export/column-plan.ts';
 import type { ParquetPart } from '../../export/part-writer.ts';
 import type { SqliteDatabase } from '../../runtime/sqlite.ts';
@@ -121,6 +122,9 @@ export class ArtifactRows {
 
   list(principal: string, sessionId: string | undefined, after: string | undefined, limit: number, nowIso: string): ArtifactRow[] {
     const anchor = after === undefined ? undefined : this.find(principal, after);
+    if (after !== undefined && anchor === undefined) {
+      throw new SluiceError('INVALID_CURSOR', 'This listing cursor is not valid; list again without a cursor.');
+    }
     const clauses = ["principal = ?", "state = 'COMMITTED'", 'expires_at > ?'];
     const params: unknown[] = [principal, nowIso];
     if (sessionId !== undefined) {

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { SluiceError } from '../../errors.ts';
 import { openSqlite } from '../../runtime/sqlite.ts';
 import { FILTER_OPS, type ArtifactPage, type ArtifactStore, type Capabilities } from '../types.ts';
 import { ArtifactRows } from './artifact-rows.ts';
@@ -77,7 +78,8 @@ export function createLocalStore(options: LocalStoreOptions): ArtifactStore {
     },
     delete: (principal, id) => {
       const row = ctx.rows.find(principal, id);
-      if (row !== undefined) db.transaction(() => ctx.rows.release(row, 'DELETED'))();
+      if (row === undefined) throw new SluiceError('NOT_FOUND', `No artifact "${id}" exists for this caller.`);
+      db.transaction(() => ctx.rows.release(row, 'DELETED'))();
     },
     copySession: (principal, source, target, ttl) => copySession(ctx, principal, source, target, ttl),
     retireSession: (principal, sessionId) => retireSession(ctx, principal, sessionId),

@@ -12,7 +12,7 @@ export const listArtifacts = createRoute({
   tags: ['Artifacts'],
   summary: 'List the caller\u2019s committed artifacts, newest first',
   request: { query: ListQuery },
-  responses: { 200: json(ListEnvelope, 'A page of artifacts.'), ...errorResponses() },
+  responses: { 200: json(ListEnvelope, 'A page of artifacts.'), ...errorResponses('INVALID_CURSOR') },
 });
 
 export const getArtifact = createRoute({
@@ -44,5 +44,5 @@ export const deleteArtifact = createRoute({
   tags: ['Artifacts'],
   summary: 'Delete an artifact (idempotent)',
   request: { params: IdParam },
-  responses: { 200: json(DeleteEnvelope, 'Deleted, or already gone.'), ...errorResponses() },
+  responses: { 200: json(DeleteEnvelope, 'Deleted (again: still 200 for the owner).'), ...errorResponses('NOT_FOUND') },
 });
