@@ -19,6 +19,9 @@ import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
 import { registerSessionRoutes } from './routes/sessions/handlers.ts';
 import { registerAiRoutes } from './routes/ai/handlers.ts';
 import type { Llm } from './ai/llm.ts';
+import { registerSemanticRoutes } from './routes/semantic/handlers.ts';
+import type { SemanticService } from './semantic/semantic-service.ts';
+import type { VisualizationStore } from './semantic/visualization-store.ts';
 import { errorBody } from './routes/common/envelope.ts';
 import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
@@ -34,6 +37,8 @@ export interface AppDeps {
   bodyLimitBytes: number;
   artifactTtlS: number;
   llm: Llm | null;
+  semantic: SemanticService;
+  visualizations: VisualizationStore;
   aiMaxIters: number;
   aiDeadlineMs: number;
   isReady: () => boolean;
@@ -87,6 +92,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerArtifactRoutes(app, deps.store, deps.cursors);
   registerAggregateAndDownload(app, deps.store);
   registerSessionRoutes(app, deps.store, deps.artifactTtlS);
+  registerSemanticRoutes(app, deps.semantic, deps.visualizations);
   registerAiRoutes(app, deps.llm, {
     registry: deps.datasources,
     queries: deps.queries,

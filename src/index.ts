@@ -14,7 +14,13 @@ try {
   process.exit(1);
 }
 
-const sluice = await startSluice(config);
+let sluice;
+try {
+  sluice = await startSluice(config);
+} catch (error) {
+  console.error(`Sluice could not start: ${(error as Error).message}`);
+  process.exit(1);
+}
 console.log(`Sluice listening on ${sluice.url}`);
 console.log(`API docs:      ${sluice.url}/docs`);
 console.log(`OpenAPI:       ${sluice.url}/openapi.json`);

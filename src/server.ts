@@ -22,6 +22,10 @@ import type { QueryWorkerData } from './query/worker-protocol.ts';
 import type { ReadResult } from './query/worker-protocol.ts';
 import { serve } from './runtime/serve.ts';
 import { createLlm } from './ai/llm.ts';
+import { SemanticCatalog } from './semantic/catalog.ts';
+import { loadModels } from './semantic/load-models.ts';
+import { SemanticService } from './semantic/semantic-service.ts';
+import { VisualizationStore } from './semantic/visualization-store.ts';
 import { Collector } from './artifacts/collector.ts';
 import { VERSION } from './version.ts';
 
@@ -35,12 +39,16 @@ export interface Sluice {
   generatedToken: string | null;
   /** Resolves when every datasource is up. */
   ready: Promise<void>;
+  /** Statements handed to a database since start, for operators and tests. */
+  queriesSubmitted(): number;
   /** A datasource's connection URL (the embedded one is known only once it is up). */
   datasourceUrl(id: string): string | undefined;
   stop(): Promise<void>;
 }
 
 export async function startSluice(config: Config, log: (line: string) => void = console.log): Promise<Sluice> {
+  // First, before anything starts: an invalid model file stops start-up with a message naming it.
+  const explores = loadModels(resolve(config.modelsDir));
   const dataDir = resolve(config.dataDir);
   const { secrets } = loadSecrets(dataDir);
   const generatedToken = config.tokens === undefined ? secrets.adminToken : null;
@@ -69,6 +77,8 @@ export async function startSluice(config: Config, log: (line: string) => void = 
   });
   const queries = new QueryService(config, registry, store, queryPool);
   const collector = new Collector(store, log);
+  const semantic = new SemanticService(new SemanticCatalog(explores), queries);
+  const visualizations = new VisualizationStore(dataDir);
   let ready = false;
   const app = createApp({
     tokens,
@@ -79,6 +89,8 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     bodyLimitBytes: config.bodyLimitBytes,
     artifactTtlS: config.artifactTtlS,
     llm: createLlm(config),
+    semantic,
+    visualizations,
     aiMaxIters: config.aiMaxIters,
     aiDeadlineMs: config.aiDeadlineMs,
     isReady: () => ready,
@@ -108,6 +120,7 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     generatedToken,
     ready: readyPromise,
     datasourceUrl: (id) => registry.urlOf(id),
+    queriesSubmitted: () => queries.submitted,
     async stop() {
       collector.stop();
       queries.cancelAll();
@@ -117,6 +130,7 @@ export async function startSluice(config: Config, log: (line: string) => void = 
       await readyPromise.catch(() => undefined);
       await (embedded as EmbeddedPostgres | null)?.stop();
       store.close();
+      visualizations.close();
     },
   };
 }

@@ -35,12 +35,18 @@ export class QueryService {
   readonly #datasources: DatasourceRegistry;
   readonly #store: ArtifactStore;
   readonly #pool: WorkerPool;
+  #submitted = 0;
 
   constructor(config: Config, datasources: DatasourceRegistry, store: ArtifactStore, pool: WorkerPool) {
     this.#config = config;
     this.#datasources = datasources;
     this.#store = store;
     this.#pool = pool;
+  }
+
+  /** Statements handed to the database since start (validation failures never count). */
+  get submitted(): number {
+    return this.#submitted;
   }
 
   async submit(principal: Principal, request: QueryRequest): Promise<QueryRecord> {
@@ -68,6 +74,7 @@ export class QueryService {
     // Already at the quota: fetch only the preview, and say why there is no artifact.
     const usage = this.#store.usage(principal.id).principal;
     const overQuota = materialize !== 'never' && usage.logicalBytes >= usage.quotaBytes;
+    this.#submitted++;
     const record = new QueryRecord(`qry_${randomUUID().replaceAll('-', '')}`, principal.id, origins);
     record.completeness = runningCompleteness(null, false, origins);
     this.#remember(record);
@@ -143,7 +150,7 @@ export class QueryService {
         } else {
           if (failure.code === 'INTERNAL') console.error(`query ${record.id} failed:`, error);
           record.artifact = { decision: 'FAILED', reason: failure.code, message: failure.message };
-          record.fail(failure);
+          record.fail(inSentText(failure, checked.offset));
         }
       } finally {
         release?.();
@@ -170,4 +177,15 @@ export class QueryService {
       setTimeout(() => this.#records.delete(record.id), KEEP_FINISHED_MS).unref?.();
     });
   }
+}
+
+/**
+ * The database reports an error position in the statement it ran, which is
+ * the sent text without leading whitespace and comments; the caller counts
+ * in the text it sent.
+ */
+function inSentText(error: SluiceError, offset: number): SluiceError {
+  const position = error.details?.position;
+  if (offset === 0 || typeof position !== 'number') return error;
+  return new SluiceError(error.code, error.message, { ...error.details, position: position + offset }, error.statusOverride);
 }

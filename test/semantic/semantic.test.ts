@@ -1,0 +1,233 @@
+/**
+ * The semantic layer against the real PostgreSQL: merges checked against
+ * hand-written SQL, every invalid intent refused before any statement is
+ * submitted (the server's submission counter stays put), charts stored as
+ * intents and rendered on the server, also after a restart.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { startSluice } from '../../src/server.ts';
+import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
+
+const S = 'semtest';
+const MODEL = `
+explores:
+  - name: sales
+    datasource: default
+    table: ${S}.sales
+    dimensions:
+      - { name: region, type: string }
+      - { name: channel, type: string }
+      - { name: sold_at, type: timestamp, timeGrains: [month, year] }
+      - { name: quantity, type: number }
+    metrics:
+      - { name: revenue, type: sum, sql: amount }
+      - { name: sale_count, type: count }
+  - name: returns
+    datasource: default
+    table: ${S}.returns
+    dimensions:
+      - { name: region, type: string }
+      - { name: returned_at, type: timestamp, timeGrains: [month, day] }
+      - { name: quantity, type: number }
+    metrics:
+      - { name: refunded, type: sum, sql: amount }
+  - name: secret
+    datasource: default
+    table: ${S}.sales
+    access: { roles: [admin] }
+    dimensions: [{ name: region, type: string }]
+    metrics: [{ name: revenue, type: sum, sql: amount }]
+  - name: guarded
+    datasource: default
+    table: ${S}.sales
+    requiredFilters: [{ field: guarded.sold_at, op: gte }]
+    dimensions: [{ name: sold_at, type: timestamp }]
+    metrics: [{ name: revenue, type: sum, sql: amount }]
+  - name: big_sales
+    datasource: default
+    sql: "select * from ${S}.sales where amount >= {{min_amount}}"
+    parameters: [{ name: min_amount, type: number }]
+    dimensions: [{ name: region, type: string }]
+    metrics: [{ name: revenue, type: sum, sql: amount }]
+`;
+
+let server: TestServer;
+let modelsDir: string;
+
+const mergeIntent = (extra: Record<string, unknown> = {}) => ({
+  type: 'merge',
+  query: {
+    sources: [
+      { explore: 'sales', dimensions: ['sales.region', 'sales.sold_at_month'], metrics: ['sales.revenue'] },
+      { explore: 'returns', dimensions: ['returns.region', 'returns.returned_at_month'], metrics: ['returns.refunded'] },
+    ],
+    joinOn: [
+      { left: 'sales.region', right: 'returns.region' },
+      { left: 'sales.sold_at_month', right: 'returns.returned_at_month' },
+    ],
+    sorts: [{ field: 'sales.revenue', direction: 'desc' }],
+    ...extra,
+  },
+});
+
+beforeAll(async () => {
+  modelsDir = mkdtempSync(join(tmpdir(), 'sluice-models-'));
+  writeFileSync(join(modelsDir, 'test.yml'), MODEL);
+  server = await startTestServer({ SLUICE_MODELS_DIR: modelsDir });
+  await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
+  await server.sql.unsafe(`create table ${S}.sales as select g as id, (array['north','south','east'])[1 + g % 3] as region, (array['web','shop'])[1 + g % 2] as channel,
+    timestamptz '2025-01-01' + (g * 7 % 365) * interval '1 day' as sold_at, (g % 9)::numeric(12,2) + 0.25 as amount, g % 4 as quantity from generate_series(1, 3000) g`);
+  await server.sql.unsafe(`create table ${S}.returns as select g as id, (array['north','south','east','west'])[1 + g % 4] as region,
+    timestamptz '2025-01-01' + (g * 11 % 365) * interval '1 day' as returned_at, (g % 5)::numeric(12,2) + 0.5 as amount, g % 4 as quantity from generate_series(1, 400) g`);
+});
+afterAll(async () => {
+  await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
+  await server?.stop();
+  rmSync(modelsDir, { recursive: true, force: true });
+});
+
+async function semantic(intent: unknown, token: string = TOKENS.analyst, extra: Record<string, unknown> = {}) {
+  return server.request('/api/semantic/query', { token, body: { intent, previewRows: 500, ...extra } });
+}
+
+describe('explores', () => {
+  it('lists the explores the caller may use, with field ids', async () => {
+    const r = await server.request('/api/semantic/explores', { token: TOKENS.analyst });
+    const names = r.body.data.explores.map((e: any) => e.name);
+    expect(names).toEqual(['sales', 'returns', 'guarded', 'big_sales']);
+    const sales = r.body.data.explores[0];
+    expect(sales.fields.map((f: any) => f.id)).toContain('sales.sold_at_month');
+    const admin = await server.request('/api/semantic/explores', { token: TOKENS.admin });
+    expect(admin.body.data.explores.map((e: any) => e.name)).toContain('secret');
+    const reader = await server.request('/api/semantic/explores', { token: TOKENS.reader });
+    expect(reader.body.errorCode).toBe('FORBIDDEN');
+  });
+});
+
+describe('merge', () => {
+  it('returns source-correct values, one statement, one execution', async () => {
+    const before = server.sluice.queriesSubmitted();
+    const r = await semantic(mergeIntent());
+    expect(r.status).toBe(200);
+    expect(server.sluice.queriesSubmitted()).toBe(before + 1);
+    expect(r.body.data.fields).toEqual([
+      { id: 'sales.region', source: 0, kind: 'dimension' },
+      { id: 'sales.sold_at_month', source: 0, kind: 'dimension' },
+      { id: 'sales.revenue', source: 0, kind: 'metric' },
+      { id: 'returns.refunded', source: 1, kind: 'metric' },
+    ]);
+    const truth = await server.sql.unsafe(`
+      with s as (select region, date_trunc('month', sold_at) m, sum(amount) revenue from ${S}.sales group by 1, 2),
+           r as (select region, date_trunc('month', returned_at) m, sum(amount) refunded from ${S}.returns group by 1, 2)
+      select s.region, s.m, s.revenue::text revenue, r.refunded::text refunded from s left join r on s.region = r.region and s.m = r.m
+      order by s.revenue desc nulls last, 1, 2`);
+    const got = r.body.data.preview.rows.map((row: any[]) => `${row[0]}|${row[1]}|${row[2]}|${row[3]}`).sort();
+    const want = truth.map((t) => `${t.region}|${new Date(t.m).toISOString().replace('.000Z', '.000000Z')}|${t.revenue}|${t.refunded}`).sort();
+    expect(got).toEqual(want);
+  });
+
+  it('applies limit to the merged result only: source totals do not change', async () => {
+    const full = await semantic(mergeIntent());
+    const limited = await semantic(mergeIntent({ limit: 2 }));
+    expect(limited.body.data.preview.rows).toEqual(full.body.data.preview.rows.slice(0, 2));
+  });
+
+  const refused: [string, unknown, string, number | null, string | null][] = [
+    ['a join of different grain', mergeIntent({ sources: [mergeIntent().query.sources[0], { explore: 'returns', dimensions: ['returns.region', 'returns.returned_at_day'], metrics: ['returns.refunded'] }], joinOn: [{ left: 'sales.region', right: 'returns.region' }, { left: 'sales.sold_at_month', right: 'returns.returned_at_day' }] }), 'SEMANTIC_VALIDATION_ERROR', 1, 'returns.returned_at_day'],
+    ['a join of different type', mergeIntent({ joinOn: [{ left: 'sales.region', right: 'returns.returned_at_month' }, { left: 'sales.sold_at_month', right: 'returns.region' }] }), 'SEMANTIC_VALIDATION_ERROR', 1, 'returns.returned_at_month'],
+    ['a fan-out (a dimension that is not a key)', mergeIntent({ sources: [{ explore: 'sales', dimensions: ['sales.region', 'sales.channel'], metrics: ['sales.revenue'] }, { explore: 'returns', dimensions: ['returns.region'], metrics: ['returns.refunded'] }], joinOn: [{ left: 'sales.region', right: 'returns.region' }] }), 'SEMANTIC_VALIDATION_ERROR', 0, 'sales.channel'],
+    ['an unknown field (never guessed)', { type: 'metric', query: { explore: 'sales', dimensions: ['sales.regoin'], metrics: ['sales.revenue'] } }, 'SEMANTIC_VALIDATION_ERROR', null, 'sales.regoin'],
+    ['an explore the caller may not use', { type: 'metric', query: { explore: 'secret', dimensions: ['secret.region'], metrics: ['secret.revenue'] } }, 'NOT_FOUND', null, null],
+    ['a missing required filter', { type: 'metric', query: { explore: 'guarded', dimensions: [], metrics: ['guarded.revenue'] } }, 'SEMANTIC_VALIDATION_ERROR', null, 'guarded.sold_at'],
+    ['a missing parameter', { type: 'metric', query: { explore: 'big_sales', dimensions: ['big_sales.region'], metrics: ['big_sales.revenue'] } }, 'SEMANTIC_VALIDATION_ERROR', null, 'min_amount'],
+    ['three sources', mergeIntent({ sources: [mergeIntent().query.sources[0], mergeIntent().query.sources[1], mergeIntent().query.sources[1]] }), 'SEMANTIC_VALIDATION_ERROR', null, null],
+  ];
+  for (const [name, intent, code, source, field] of refused) {
+    it(`refuses ${name}, naming source and field, and runs no query`, async () => {
+      const before = server.sluice.queriesSubmitted();
+      const r = await semantic(intent);
+      expect(r.body.errorCode).toBe(code);
+      if (code === 'SEMANTIC_VALIDATION_ERROR') {
+        expect(r.status).toBe(400);
+        expect(r.body.error.details.source).toBe(source);
+        expect(r.body.error.details.field).toBe(field);
+      }
+      expect(server.sluice.queriesSubmitted()).toBe(before);
+    });
+  }
+
+  it('binds filter and parameter values, never splicing them', async () => {
+    const r = await semantic({ type: 'metric', query: { explore: 'big_sales', dimensions: ['big_sales.region'], metrics: ['big_sales.revenue'], filters: [{ field: 'big_sales.region', op: 'in', value: ["east' or '1'='1", 'east'] }] }, parameters: { min_amount: 8 } });
+    expect(r.status).toBe(200);
+    const [truth] = await server.sql.unsafe(`select sum(amount)::text s from ${S}.sales where amount >= 8 and region = 'east'`);
+    expect(truth!.s).not.toBeNull();
+    expect(r.body.data.preview.rows).toEqual([['east', truth!.s]]);
+    const required = await semantic({ type: 'metric', query: { explore: 'guarded', dimensions: [], metrics: ['guarded.revenue'], filters: [{ field: 'guarded.sold_at', op: 'gte', value: '2025-06-01T00:00:00Z' }] } });
+    const [g] = await server.sql.unsafe(`select sum(amount)::text s from ${S}.sales where sold_at >= '2025-06-01T00:00:00Z'`);
+    expect(required.body.data.preview.rows).toEqual([[g!.s]]);
+  });
+});
+
+describe('visualizations', () => {
+  it('stores a table and a bar chart of the same merge intent and renders them as SVG', async () => {
+    const intent = mergeIntent();
+    for (const chart of [{ type: 'table' }, { type: 'bar', x: 'sales.region', y: ['sales.revenue', 'returns.refunded'] }]) {
+      const r = await server.request('/api/semantic/visualizations', { token: TOKENS.analyst, body: { intent, chart, title: 'Sales vs returns' } });
+      expect(r.status).toBe(200);
+      expect(r.body.data.spec.$schema).toContain('vega-lite');
+      expect(r.body.data.artifactId).toBeNull();
+      const saved = await server.request(`/api/semantic/visualizations/${r.body.data.id}`, { token: TOKENS.analyst });
+      // Stored as the intent (with defaults filled in), never as SQL.
+      expect(saved.body.data.intent).toMatchObject(intent);
+      expect(JSON.stringify(saved.body.data)).not.toMatch(/select|SELECT/);
+      const svg = await server.request(`/api/semantic/visualizations/${r.body.data.id}/render.svg`, { token: TOKENS.analyst });
+      expect(svg.headers.get('content-type')).toContain('image/svg+xml');
+      expect(svg.body).toMatch(/^<svg/);
+      expect(svg.body).toContain('Sales vs returns');
+      const other = await server.request(`/api/semantic/visualizations/${r.body.data.id}/render.svg`, { token: TOKENS.other });
+      expect(other.body.errorCode).toBe('NOT_FOUND');
+    }
+  });
+
+  it('refuses a chart field that is not in the result', async () => {
+    const r = await server.request('/api/semantic/visualizations', { token: TOKENS.analyst, body: { intent: mergeIntent(), chart: { type: 'line', x: 'sales.nope', y: ['sales.revenue'] } } });
+    expect(r.body.errorCode).toBe('SEMANTIC_VALIDATION_ERROR');
+  });
+
+  it('re-renders saved visualizations after a restart, reading an intent without type as a metric intent', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sluice-viz-'));
+    const env = { SLUICE_DATA_DIR: dataDir, SLUICE_MODELS_DIR: modelsDir };
+    const first = await startTestServer(env);
+    const created = await first.request('/api/semantic/visualizations', {
+      token: TOKENS.analyst,
+      body: { intent: { explore: 'sales', dimensions: ['sales.sold_at_year'], metrics: ['sales.sale_count'] }, chart: { type: 'line', x: 'sales.sold_at_year', y: ['sales.sale_count'] } },
+    });
+    expect(created.status).toBe(200);
+    await first.stop();
+    const second = await startTestServer(env);
+    try {
+      const svg = await second.request(`/api/semantic/visualizations/${created.body.data.id}/render.svg`, { token: TOKENS.analyst });
+      expect(svg.status).toBe(200);
+      expect(svg.body).toMatch(/^<svg/);
+    } finally {
+      await second.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('model files', () => {
+  it('refuses to start on an invalid file, naming file, explore and field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-badmodel-'));
+    writeFileSync(join(dir, 'broken.yml'), 'explores:\n  - name: orders\n    table: public.orders\n    dimensions:\n      - { name: region, type: text }\n');
+    try {
+      await expect(startSluice(loadConfig({ SLUICE_MODELS_DIR: dir, SLUICE_DATA_DIR: dir, PORT: '0', DATABASE_URL: 'postgres://127.0.0.1:1/none' }), () => undefined)).rejects.toThrow(/broken\.yml, explore "orders", dimension "region", field "type"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
