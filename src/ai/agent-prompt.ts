@@ -1,6 +1,9 @@
 /** The agent's standing instructions, including how to treat what tools return. */
-export function agentSystemPrompt(datasource: string): string {
+export function agentSystemPrompt(datasource: string, semantic: boolean): string {
   return [
+    ...(semantic
+      ? ['Curated metrics are available: prefer list_explores, find_fields and run_query (a merge answers questions that need measures from two explores) over raw SQL, and use only field ids that find_fields returned. generate_visualization saves a chart.']
+      : []),
     `You answer questions about the PostgreSQL datasource "${datasource}" by reading it with tools. You cannot change anything.`,
     'Find tables with list_tables, check columns with describe_table, then query with run_select.',
     'run_select shows at most 50 rows and tells you whether they are the whole result. When they are not, the complete result is an artifact: use read_artifact with filters, sort and a cursor to look further instead of repeating the query. Never present a partial result as complete.',

@@ -14,8 +14,10 @@ import type { ArtifactStore } from '../artifacts/types.ts';
 import type { DatasourceRegistry } from '../datasources/registry.ts';
 import type { QueryService } from '../query/query-service.ts';
 import { upstreamError, type Llm } from './llm.ts';
-import { AGENT_TOOLS, runTool } from './tools/registry.ts';
-import type { ToolContext } from './tools/tool-types.ts';
+import { runTool, toolsFor } from './tools/registry.ts';
+import type { AgentTool, ToolContext } from './tools/tool-types.ts';
+import type { SemanticService } from '../semantic/semantic-service.ts';
+import type { VisualizationStore } from '../semantic/visualization-store.ts';
 import { agentSystemPrompt } from './agent-prompt.ts';
 
 export interface AgentRequest {
@@ -54,6 +56,8 @@ export interface AgentDeps {
   cursors: CursorCodec;
   maxIters: number;
   deadlineMs: number;
+  semantic: SemanticService | null;
+  visualizations: VisualizationStore | null;
 }
 
 /** After this many failures of one kind the model gets no more tools and must answer. */
@@ -67,9 +71,22 @@ export async function runAgent(deps: AgentDeps, principal: Principal, request: A
   const deadline = started + deps.deadlineMs;
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), deps.deadlineMs);
-  const ctx: ToolContext = { principal, datasource, sessionId: request.sessionId ?? 'default', queries: deps.queries, store: deps.store, cursors: deps.cursors, deadline, artifacts: [] };
+  const ctx: ToolContext = {
+    principal,
+    datasource,
+    sessionId: request.sessionId ?? 'default',
+    queries: deps.queries,
+    store: deps.store,
+    cursors: deps.cursors,
+    deadline,
+    artifacts: [],
+    semantic: deps.semantic,
+    visualizations: deps.visualizations,
+    discoveredFields: new Set(),
+  };
+  const tools = toolsFor(ctx);
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
-    { role: 'system', content: agentSystemPrompt(datasource.id) },
+    { role: 'system', content: agentSystemPrompt(datasource.id, tools.length > 4) },
     { role: 'user', content: request.prompt },
   ];
   const transcript: TranscriptStep[] = [];
@@ -86,7 +103,7 @@ export async function runAgent(deps: AgentDeps, principal: Principal, request: A
       let completion: OpenAI.Chat.ChatCompletion;
       try {
         completion = await deps.llm.client.chat.completions.create(
-          { model: deps.llm.model, messages, tools: AGENT_TOOLS.map(asTool), tool_choice: mustAnswer ? 'none' : 'auto' },
+          { model: deps.llm.model, messages, tools: tools.map(asTool), tool_choice: mustAnswer ? 'none' : 'auto' },
           { signal: abort.signal },
         );
       } catch (error) {
@@ -137,6 +154,6 @@ function incomplete(lastText: string, why: string): string {
   return lastText ? `${note}\n\n${lastText}` : note;
 }
 
-function asTool(tool: (typeof AGENT_TOOLS)[number]): OpenAI.Chat.ChatCompletionTool {
+function asTool(tool: AgentTool): OpenAI.Chat.ChatCompletionTool {
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
 }

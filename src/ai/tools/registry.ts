@@ -7,9 +7,16 @@
 import { SluiceError } from '../../errors.ts';
 import { readArtifactTool, runSelectTool } from './query-tools.ts';
 import { describeTableTool, listTablesTool } from './schema-tools.ts';
+import { findFieldsTool, generateVisualizationTool, listExploresTool, runQueryTool } from './semantic-tools.ts';
 import { ToolInputError, type AgentTool, type ToolContext } from './tool-types.ts';
 
-export const AGENT_TOOLS: AgentTool[] = [listTablesTool, describeTableTool, runSelectTool, readArtifactTool];
+const CORE_TOOLS: AgentTool[] = [listTablesTool, describeTableTool, runSelectTool, readArtifactTool];
+const SEMANTIC_TOOLS: AgentTool[] = [listExploresTool, findFieldsTool, runQueryTool, generateVisualizationTool];
+
+/** The core tools, and the semantic ones when a model with explores is loaded. */
+export function toolsFor(ctx: ToolContext): AgentTool[] {
+  return ctx.semantic !== null && ctx.semantic.catalog.size > 0 ? [...CORE_TOOLS, ...SEMANTIC_TOOLS] : CORE_TOOLS;
+}
 
 export interface ToolOutcome {
   input: unknown;
@@ -19,7 +26,7 @@ export interface ToolOutcome {
   failure: 'bad_arguments' | 'unknown_tool' | 'sql_error' | 'tool_error' | null;
 }
 
-const SQL_CODES = new Set(['SQL_ERROR', 'READ_ONLY_VIOLATION', 'QUERY_TIMEOUT', 'VALIDATION_ERROR']);
+const SQL_CODES = new Set(['SQL_ERROR', 'READ_ONLY_VIOLATION', 'QUERY_TIMEOUT', 'VALIDATION_ERROR', 'SEMANTIC_VALIDATION_ERROR']);
 
 export function fence(payload: unknown): string {
   // The closing tag cannot be forged from inside: JSON escapes '<' in every string.
@@ -28,9 +35,10 @@ export function fence(payload: unknown): string {
 }
 
 export async function runTool(name: string, rawArguments: string, ctx: ToolContext): Promise<ToolOutcome> {
-  const tool = AGENT_TOOLS.find((t) => t.name === name);
+  const tools = toolsFor(ctx);
+  const tool = tools.find((t) => t.name === name);
   if (tool === undefined) {
-    return { input: rawArguments, output: fence({ error: { code: 'UNKNOWN_TOOL', message: `There is no tool "${name}". Tools: ${AGENT_TOOLS.map((t) => t.name).join(', ')}.` } }), failure: 'unknown_tool' };
+    return { input: rawArguments, output: fence({ error: { code: 'UNKNOWN_TOOL', message: `There is no tool "${name}". Tools: ${tools.map((t) => t.name).join(', ')}.` } }), failure: 'unknown_tool' };
   }
   let input: Record<string, unknown>;
   try {

@@ -7,6 +7,8 @@ import type { CursorCodec } from '../../artifacts/cursor.ts';
 import type { ArtifactStore } from '../../artifacts/types.ts';
 import type { Datasource } from '../../datasources/registry.ts';
 import type { QueryService } from '../../query/query-service.ts';
+import type { SemanticService } from '../../semantic/semantic-service.ts';
+import type { VisualizationStore } from '../../semantic/visualization-store.ts';
 
 export interface ToolContext {
   principal: Principal;
@@ -19,6 +21,10 @@ export interface ToolContext {
   deadline: number;
   /** Artifacts this request created, in order. */
   artifacts: string[];
+  semantic: SemanticService | null;
+  visualizations: VisualizationStore | null;
+  /** Field ids find_fields has shown in this conversation; run_query may use only these. */
+  discoveredFields: Set<string>;
 }
 
 export interface AgentTool {
