@@ -100,6 +100,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     cursors: deps.cursors,
     maxIters: deps.aiMaxIters,
     deadlineMs: deps.aiDeadlineMs,
+    semantic: deps.semantic,
+    visualizations: deps.visualizations,
   });
   registerDatasourceRoutes(app, deps.datasources);
 
