@@ -20,6 +20,7 @@ import { registerSessionRoutes } from './routes/sessions/handlers.ts';
 import { registerAiRoutes } from './routes/ai/handlers.ts';
 import type { Llm } from './ai/llm.ts';
 import { registerSemanticRoutes } from './routes/semantic/handlers.ts';
+import { registerMcp } from './routes/mcp.ts';
 import type { SemanticService } from './semantic/semantic-service.ts';
 import type { VisualizationStore } from './semantic/visualization-store.ts';
 import { errorBody } from './routes/common/envelope.ts';
@@ -41,6 +42,7 @@ export interface AppDeps {
   visualizations: VisualizationStore;
   aiMaxIters: number;
   aiDeadlineMs: number;
+  mcpMaxChars: number;
   isReady: () => boolean;
   version: string;
 }
@@ -85,6 +87,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
   );
   app.use('/api/*', authenticate(deps.tokens));
+  app.use('/mcp', bodyLimit({ maxSize: deps.bodyLimitBytes, onError: () => { throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`); } }));
+  app.use('/mcp', authenticate(deps.tokens));
   app.openAPIRegistry.registerComponent('securitySchemes', 'token', { type: 'apiKey', in: 'header', name: 'X-Token' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 
@@ -104,6 +108,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     visualizations: deps.visualizations,
   });
   registerDatasourceRoutes(app, deps.datasources);
+  registerMcp(app, {
+    registry: deps.datasources,
+    queries: deps.queries,
+    store: deps.store,
+    cursors: deps.cursors,
+    semantic: deps.semantic,
+    visualizations: deps.visualizations,
+    maxChars: deps.mcpMaxChars,
+    deadlineMs: deps.aiDeadlineMs,
+  });
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

@@ -45,6 +45,8 @@ export interface Config {
   aiMaxIters: number;
   /** The whole agent request's deadline. */
   aiDeadlineMs: number;
+  /** The largest MCP tool result, in characters (MCP clients reject larger ones). */
+  mcpMaxChars: number;
   modelsDir: string;
 }
 
@@ -109,5 +111,6 @@ export function loadConfig(env: Env): Config {
     modelsDir: env.SLUICE_MODELS_DIR || './models',
     aiMaxIters: int(env, 'SLUICE_AI_MAX_ITERS', 10, 1, 100),
     aiDeadlineMs: int(env, 'SLUICE_AI_DEADLINE_MS', 90_000, 1_000, 3_600_000),
+    mcpMaxChars: int(env, 'SLUICE_MCP_MAX_CHARS', 20_000, 1_000, 10_000_000),
   };
 }

@@ -93,6 +93,7 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     visualizations,
     aiMaxIters: config.aiMaxIters,
     aiDeadlineMs: config.aiDeadlineMs,
+    mcpMaxChars: config.mcpMaxChars,
     isReady: () => ready,
     version: VERSION,
   });

@@ -120,3 +120,35 @@ export const readArtifactTool: AgentTool = {
     return { columns: page.columns, rows: page.rows, nextCursor: page.nextCursor, firstRow: page.offset + 1 };
   },
 };
+
+export const aggregateArtifactTool: AgentTool = {
+  name: 'aggregate_artifact',
+  description: 'Aggregate a stored result without re-running its query: groupBy columns, metrics [{fn: count|count_distinct|sum|avg|min|max, column?, as?}], filters, sort, limit (at most 50 groups).',
+  parameters: {
+    type: 'object',
+    properties: {
+      artifact_id: { type: 'string' },
+      groupBy: { type: 'array', items: { type: 'string' } },
+      metrics: { type: 'array', items: { type: 'object' } },
+      filters: { type: 'array', items: { type: 'object' } },
+      sort: { type: 'array', items: { type: 'object' } },
+      limit: { type: 'integer', minimum: 1, maximum: MODEL_ROWS },
+    },
+    required: ['artifact_id', 'metrics'],
+    additionalProperties: false,
+  },
+  async run(input, ctx) {
+    const id = stringArg(input, 'artifact_id')!;
+    if (!Array.isArray(input.metrics)) throw new ToolInputError('"metrics" must be an array.');
+    const limit = input.limit === undefined ? MODEL_ROWS : input.limit;
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MODEL_ROWS) throw new ToolInputError(`"limit" must be an integer from 1 to ${MODEL_ROWS}.`);
+    const result = await ctx.store.aggregate(ctx.principal.id, id, {
+      groupBy: input.groupBy as string[] | undefined,
+      metrics: input.metrics as never,
+      filters: input.filters as Filter[] | undefined,
+      sort: (input.sort as SortKey[] | undefined)?.map((s) => ({ column: s.column, direction: s.direction ?? 'asc' })),
+      limit,
+    });
+    return { columns: result.columns, rows: result.rows, truncated: result.more };
+  },
+};

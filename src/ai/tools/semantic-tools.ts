@@ -32,7 +32,9 @@ function usedFields(intent: ReturnType<typeof parseIntent>): string[] {
 }
 
 function requireDiscovered(ctx: ToolContext, intent: ReturnType<typeof parseIntent>): void {
-  const unknown = usedFields(intent).filter((id) => !ctx.discoveredFields.has(id));
+  const discovered = ctx.discoveredFields;
+  if (discovered === null) return;
+  const unknown = usedFields(intent).filter((id) => !discovered.has(id));
   if (unknown.length > 0) throw new ToolInputError(`Call find_fields first: these field ids were not discovered in this conversation: ${unknown.join(', ')}.`);
 }
 
@@ -62,7 +64,7 @@ export const findFieldsTool: AgentTool = {
       return words.length === 0 || words.some((w) => text.includes(w));
     });
     const shown = (matches.length > 0 ? matches : fields).slice(0, 100);
-    for (const f of shown) ctx.discoveredFields.add(f.id);
+    for (const f of shown) ctx.discoveredFields?.add(f.id);
     return { fields: shown, matched: matches.length > 0, note: matches.length > 0 ? undefined : 'Nothing matched those words; these are all fields.' };
   },
 };

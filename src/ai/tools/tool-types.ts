@@ -23,8 +23,8 @@ export interface ToolContext {
   artifacts: string[];
   semantic: SemanticService | null;
   visualizations: VisualizationStore | null;
-  /** Field ids find_fields has shown in this conversation; run_query may use only these. */
-  discoveredFields: Set<string>;
+  /** Field ids find_fields has shown in this conversation; run_query may use only these. Null: no such rule. */
+  discoveredFields: Set<string> | null;
 }
 
 export interface AgentTool {
