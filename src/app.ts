@@ -10,6 +10,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { CursorCodec } from './artifacts/cursor.ts';
 import type { ArtifactStore } from './artifacts/types.ts';
 import { authenticate, type AppEnv } from './auth/middleware.ts';
+import { rateLimit } from './auth/rate-limit.ts';
 import type { TokenDirectory } from './auth/principals.ts';
 import type { DatasourceRegistry } from './datasources/registry.ts';
 import { SluiceError } from './errors.ts';
@@ -43,6 +44,7 @@ export interface AppDeps {
   aiMaxIters: number;
   aiDeadlineMs: number;
   mcpMaxChars: number;
+  rateLimitPerMinute: number;
   isReady: () => boolean;
   version: string;
 }
@@ -71,6 +73,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       console.error('unhandled error:', error);
       failure = new SluiceError('INTERNAL', 'An internal error occurred.');
     }
+    if (failure.code === 'RATE_LIMITED' && typeof failure.details?.retryAfterSeconds === 'number') {
+      c.header('Retry-After', String(failure.details.retryAfterSeconds));
+    }
     return c.json(errorBody(failure), failure.status as 400);
   });
   app.notFound((c) => c.json(errorBody(new SluiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}.`)), 404));
@@ -86,9 +91,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       },
     }),
   );
-  app.use('/api/*', authenticate(deps.tokens));
+  app.use('/api/*', authenticate(deps.tokens), rateLimit(deps.rateLimitPerMinute));
   app.use('/mcp', bodyLimit({ maxSize: deps.bodyLimitBytes, onError: () => { throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`); } }));
-  app.use('/mcp', authenticate(deps.tokens));
+  app.use('/mcp', authenticate(deps.tokens), rateLimit(deps.rateLimitPerMinute));
   app.openAPIRegistry.registerComponent('securitySchemes', 'token', { type: 'apiKey', in: 'header', name: 'X-Token' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 

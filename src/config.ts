@@ -47,6 +47,10 @@ export interface Config {
   aiDeadlineMs: number;
   /** The largest MCP tool result, in characters (MCP clients reject larger ones). */
   mcpMaxChars: number;
+  /** Requests a principal may make per minute (a token bucket, so short bursts up to this many are fine). */
+  rateLimitPerMinute: number;
+  /** Queries one principal may have running at once; more are refused with RATE_LIMITED. */
+  maxConcurrentQueries: number;
   modelsDir: string;
 }
 
@@ -112,5 +116,7 @@ export function loadConfig(env: Env): Config {
     aiMaxIters: int(env, 'SLUICE_AI_MAX_ITERS', 10, 1, 100),
     aiDeadlineMs: int(env, 'SLUICE_AI_DEADLINE_MS', 90_000, 1_000, 3_600_000),
     mcpMaxChars: int(env, 'SLUICE_MCP_MAX_CHARS', 20_000, 1_000, 10_000_000),
+    rateLimitPerMinute: int(env, 'SLUICE_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
+    maxConcurrentQueries: int(env, 'SLUICE_MAX_CONCURRENT_QUERIES', 8, 1, 10_000),
   };
 }

@@ -94,6 +94,7 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     aiMaxIters: config.aiMaxIters,
     aiDeadlineMs: config.aiDeadlineMs,
     mcpMaxChars: config.mcpMaxChars,
+    rateLimitPerMinute: config.rateLimitPerMinute,
     isReady: () => ready,
     version: VERSION,
   });

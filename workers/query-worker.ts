@@ -100,3 +100,7 @@ port.on('message', (message: ToWorker) => {
   }
   void handle(message);
 });
+
+// Terminating a thread while it still loads DuckDB's native addon aborts the whole process,
+// so the pool waits for this before it ever terminates a worker.
+send({ type: 'ready' });

@@ -36,6 +36,8 @@ export class QueryService {
   readonly #store: ArtifactStore;
   readonly #pool: WorkerPool;
   #submitted = 0;
+  /** Running queries per principal, for the concurrency cap. */
+  readonly #running = new Map<string, number>();
 
   constructor(config: Config, datasources: DatasourceRegistry, store: ArtifactStore, pool: WorkerPool) {
     this.#config = config;
@@ -74,6 +76,12 @@ export class QueryService {
     // Already at the quota: fetch only the preview, and say why there is no artifact.
     const usage = this.#store.usage(principal.id).principal;
     const overQuota = materialize !== 'never' && usage.logicalBytes >= usage.quotaBytes;
+    const running = this.#running.get(principal.id) ?? 0;
+    if (running >= this.#config.maxConcurrentQueries) {
+      throw new SluiceError('RATE_LIMITED', `${principal.id} already has ${running} queries running (the limit is ${this.#config.maxConcurrentQueries}); wait for one to finish or cancel one.`, {
+        retryAfterSeconds: 1,
+      });
+    }
     this.#submitted++;
     const record = new QueryRecord(`qry_${randomUUID().replaceAll('-', '')}`, principal.id, origins);
     record.completeness = runningCompleteness(null, false, origins);
@@ -173,7 +181,11 @@ export class QueryService {
 
   #remember(record: QueryRecord): void {
     this.#records.set(record.id, record);
+    this.#running.set(record.principal, (this.#running.get(record.principal) ?? 0) + 1);
     void record.settled.then(() => {
+      const left = (this.#running.get(record.principal) ?? 1) - 1;
+      if (left === 0) this.#running.delete(record.principal);
+      else this.#running.set(record.principal, left);
       setTimeout(() => this.#records.delete(record.id), KEEP_FINISHED_MS).unref?.();
     });
   }

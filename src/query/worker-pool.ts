@@ -20,7 +20,12 @@ interface Job {
 interface Slot {
   worker: Worker;
   job: Job | null;
+  /** Resolves when the worker has loaded (or exited): only then is terminating it safe. */
+  loaded: Promise<void>;
 }
+
+/** How long close() waits for a worker still loading before terminating it anyway. */
+const LOAD_WAIT_MS = 30_000;
 
 export interface RunningTask<T> {
   taskId: number;
@@ -65,7 +70,12 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.#closed = true;
     for (const job of this.#queue.splice(0)) job.reject(new SluiceError('INTERNAL', 'The server is shutting down.'));
-    await Promise.all(this.#slots.map((s) => s.worker.terminate()));
+    await Promise.all(
+      this.#slots.map(async (s) => {
+        await Promise.race([s.loaded, new Promise((r) => setTimeout(r, LOAD_WAIT_MS).unref?.())]);
+        await s.worker.terminate();
+      }),
+    );
   }
 
   #cancel(job: Job): void {
@@ -91,15 +101,20 @@ export class WorkerPool {
 
   #spawn(): Slot {
     const worker = spawnWorker(this.#entry, { workerData: this.#workerData });
-    const slot: Slot = { worker, job: null };
-    worker.on('message', (message: FromWorker) => this.#onMessage(slot, message));
+    let markLoaded!: () => void;
+    const slot: Slot = { worker, job: null, loaded: new Promise<void>((r) => (markLoaded = r)) };
+    worker.on('message', (message: FromWorker) => {
+      if (message.type === 'ready') markLoaded();
+      else this.#onMessage(slot, message);
+    });
+    worker.once('exit', () => markLoaded());
     // The exit that follows an error fails the task and replaces the worker.
     worker.on('error', (error) => console.error('query worker crashed:', error));
     worker.once('exit', () => this.#onExit(slot));
     return slot;
   }
 
-  #onMessage(slot: Slot, message: FromWorker): void {
+  #onMessage(slot: Slot, message: Exclude<FromWorker, { type: 'ready' }>): void {
     const job = slot.job;
     if (job === null || job.taskId !== message.taskId) return;
     if (message.type === 'done' || message.type === 'failed') {

@@ -41,6 +41,8 @@ export type TaskEvent =
   | { type: 'progress'; rows: number; bytes: number };
 
 export type FromWorker =
+  /** Sent once the worker's modules (DuckDB's native addon among them) have loaded. */
+  | { type: 'ready' }
   | (TaskEvent & { taskId: number })
   | { type: 'done'; taskId: number; result: ExportResult | ReadResult | WriteFileResult }
   | { type: 'failed'; taskId: number; error: ErrorData };
