@@ -1,0 +1,41 @@
+/** The worker pool: a worker that dies fails its task cleanly and is replaced; queued tasks can be cancelled. */
+import { describe, expect, it } from 'vitest';
+import { WorkerPool } from '../../src/query/worker-pool.ts';
+import type { ReadResult } from '../../src/query/worker-protocol.ts';
+
+const ENTRY = new URL('../fixtures/flaky-worker.ts', import.meta.url);
+const read = (sql: string) => ({ type: 'read' as const, sql, params: [] });
+
+describe('WorkerPool', () => {
+  it('fails the task of a worker that dies with INTERNAL and replaces the worker', async () => {
+    const pool = new WorkerPool(ENTRY, 1, {});
+    try {
+      await expect(pool.run<ReadResult>(read('ok')).result).resolves.toEqual({ rows: [[process.pid]] });
+      await expect(pool.run(read('die')).result).rejects.toMatchObject({ code: 'INTERNAL' });
+      // The replacement serves the next task, and the one after.
+      await expect(pool.run<ReadResult>(read('ok')).result).resolves.toBeDefined();
+      await expect(pool.run<ReadResult>(read('ok')).result).resolves.toBeDefined();
+      expect(pool.size).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('queues past its size and drops a cancelled queued task without running it', async () => {
+    const pool = new WorkerPool(ENTRY, 1, {});
+    try {
+      const stuck = pool.run(read('hang'));
+      const queued = pool.run(read('ok'));
+      queued.cancel();
+      await expect(queued.result).rejects.toMatchObject({ code: 'QUERY_CANCELLED' });
+      expect(pool.busy).toBe(1);
+      stuck.result.catch(() => undefined);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('closes right after starting without taking the process down', async () => {
+    for (let i = 0; i < 3; i++) await new WorkerPool(new URL('../../workers/query-worker.ts', import.meta.url), 2, { duckdbThreads: 1, duckdbMemoryLimit: '64MB' }).close();
+  });
+});
