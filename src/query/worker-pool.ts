@@ -1,6 +1,8 @@
 /**
- * A fixed pool of worker threads that run tasks one at a time each. Tasks
- * wait in order for a free worker; a cancelled task is dropped from the queue
+ * A pool of worker threads that run tasks one at a time each. It starts one
+ * worker and grows to its size only when tasks wait (each worker holds its
+ * own module graph and DuckDB, tens of MB, so idle capacity is not kept
+ * warm). Tasks wait in order for a free worker; a cancelled task is dropped from the queue
  * or told to stop; a worker that dies fails its task cleanly and is replaced,
  * so one crash never takes the API or other queries with it.
  */
@@ -38,15 +40,19 @@ export class WorkerPool {
   readonly #workerData: unknown;
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
+  readonly #maxSize: number;
   #nextTaskId = 1;
   #closed = false;
 
   constructor(entry: URL, size: number, workerData: unknown) {
     this.#entry = entry;
     this.#workerData = workerData;
-    for (let i = 0; i < size; i++) this.#slots.push(this.#spawn());
+    this.#maxSize = size;
+    // One worker from the start, so the first task does not wait for a thread to load.
+    this.#slots.push(this.#spawn());
   }
 
+  /** Workers alive now (at most the pool's size). */
   get size(): number {
     return this.#slots.length;
   }
@@ -96,6 +102,10 @@ export class WorkerPool {
       if (job === undefined) return;
       slot.job = job;
       slot.worker.postMessage({ ...job.task, taskId: job.taskId } satisfies ToWorker);
+    }
+    if (this.#queue.length > 0 && this.#slots.length < this.#maxSize && !this.#closed) {
+      this.#slots.push(this.#spawn());
+      this.#dispatch();
     }
   }
 

@@ -35,6 +35,19 @@ describe('WorkerPool', () => {
     }
   });
 
+  it('starts one worker and grows to its size only when tasks wait', async () => {
+    const pool = new WorkerPool(ENTRY, 2, {});
+    try {
+      expect(pool.size).toBe(1);
+      const stuck = pool.run(read('hang'));
+      stuck.result.catch(() => undefined);
+      await expect(pool.run<ReadResult>(read('ok')).result).resolves.toBeDefined();
+      expect(pool.size).toBe(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('closes right after starting without taking the process down', async () => {
     for (let i = 0; i < 3; i++) await new WorkerPool(new URL('../../workers/query-worker.ts', import.meta.url), 2, { duckdbThreads: 1, duckdbMemoryLimit: '64MB' }).close();
   });
