@@ -94,6 +94,9 @@ function storageOf(info: ColumnTypeInfo): StorageKind {
   }
 }
 
+/** Columns that reads of stored parts add themselves (read_parquet's filename and file_row_number). */
+const RESERVED_NAMES = ['filename', 'file_row_number'];
+
 function uniqueName(name: string, taken: Set<string>): string {
   const base = name === '' ? 'column' : name;
   let candidate = base;
@@ -103,7 +106,7 @@ function uniqueName(name: string, taken: Set<string>): string {
 }
 
 export function planColumns(infos: ColumnTypeInfo[]): PlannedColumn[] {
-  const taken = new Set<string>();
+  const taken = new Set<string>(RESERVED_NAMES);
   return infos.map((info) => {
     const storage = storageOf(info);
     const duckType =
@@ -132,9 +135,32 @@ export function sourceExpression(column: PlannedColumn, index: number, elementTy
   if (column.storage === 'bytea') return `translate(encode(${ref}, 'base64'), E'\\n', '')`;
   if (column.storage === 'json_array') {
     const numericLike = ['int2', 'int4', 'float4', 'float8', 'bool', 'oid'];
+    if (elementTypname === 'timestamptz' || elementTypname === 'timestamp') {
+      return isoTimestamps(`to_json(${ref})::text`, elementTypname === 'timestamptz');
+    }
     return elementTypname !== null && numericLike.includes(elementTypname)
       ? `to_json(${ref})::text`
       : `to_json(${ref}::text[])::text`;
   }
   return ref;
+}
+
+/**
+ * PostgreSQL's JSON form of a timestamp drops trailing fractional zeros and
+ * (in the export's UTC session) ends a timestamptz with +00:00. Array
+ * elements are rewritten to the scalar encoding, six fractional digits and a
+ * Z, in three passes: add a missing fraction, pad it, cut it to six digits.
+ */
+function isoTimestamps(json: string, utc: boolean): string {
+  const time = String.raw`T\d\d:\d\d:\d\d`;
+  const end = utc ? String.raw`\+00:00"` : '"';
+  const endText = utc ? '+00:00"' : '"';
+  const withFraction = `regexp_replace(${json}, ${escapedLiteral(`(${time})${end}`)}, ${escapedLiteral(String.raw`\1.` + endText)}, 'g')`;
+  const padded = `regexp_replace(${withFraction}, ${escapedLiteral(String.raw`(${time}\.\d*)${end}`)}, ${escapedLiteral(String.raw`\1000000` + endText)}, 'g')`;
+  return `regexp_replace(${padded}, ${escapedLiteral(String.raw`(${time}\.\d{6})\d*${end}`)}, ${escapedLiteral(String.raw`\1` + (utc ? 'Z"' : '"'))}, 'g')`;
+}
+
+/** A PostgreSQL E'' literal: backslashes mean the same whatever standard_conforming_strings says. */
+function escapedLiteral(value: string): string {
+  return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 }

@@ -73,7 +73,7 @@ async function openSource(
     if (request.params.length > 0) {
       return openCursorSource(tx, `SELECT ${exprs.map((e) => `(${e})::text`).join(', ')} ${from}`, request.params);
     }
-    return await openCopySource(tx, `SELECT ${exprs.join(', ')} ${from}`);
+    return openCopySource(tx, `SELECT ${exprs.join(', ')} ${from}`);
   } catch (e) {
     throw toSluiceError(e);
   }

@@ -69,6 +69,9 @@ export class PartWriter {
     this.#fd = null;
     const csvFile = this.#csvFile;
     const rows = this.#partRows;
+    // Until the next write opens a part, the current part is empty.
+    this.#partRows = 0;
+    this.#partBytes = 0;
     const parquetFile = join(this.#dir, `part-${String(this.#partIndex - 1).padStart(5, '0')}.parquet`);
     if (rows === 0) {
       rmSync(csvFile, { force: true });

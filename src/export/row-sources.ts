@@ -5,6 +5,7 @@
  * CSV itself, the fast path; the cursor source serves statements COPY cannot
  * run (bound parameters, EXPLAIN) and fetches in batches, never row by row.
  */
+import { Readable } from 'node:stream';
 import type { PendingQuery, TransactionSql } from 'postgres';
 
 export interface RowSource extends AsyncIterable<Uint8Array> {
@@ -13,20 +14,126 @@ export interface RowSource extends AsyncIterable<Uint8Array> {
 }
 
 const CURSOR_BATCH = 5_000;
+/** Bytes the COPY source holds for a slow consumer before it pauses the stream (and so the socket). */
+const COPY_QUEUE_BYTES = 4 * 1024 * 1024;
 
-export async function openCopySource(tx: TransactionSql, selectSql: string): Promise<RowSource> {
+/**
+ * The COPY stream is not awaited here. PostgreSQL buffers its CopyOutResponse
+ * with the first rows (8 kB), so a slow statement sends nothing for a long
+ * time; awaiting the stream would leave the export unable to be cancelled or
+ * timed out until then. The export loop iterates at once, and cancel() works
+ * from the start.
+ */
+export function openCopySource(tx: TransactionSql, selectSql: string): RowSource {
   const query = tx.unsafe(`COPY (${selectSql}) TO STDOUT (FORMAT csv, FORCE_QUOTE *)`);
-  const stream = await query.readable();
-  // postgres.js pauses its socket whenever the stream's buffer is full and
-  // resumes it only from the stream's _read(). When the whole COPY (up to
-  // ReadyForQuery) arrives while the buffer is full, the stream ends paused
-  // and _read() is never called again, so the next statement (the COMMIT)
-  // would wait forever. Calling it once at the end resumes the socket.
-  stream.once('end', () => (stream as unknown as { _read(size: number): void })._read(0));
-  return {
-    cancel: () => query.cancel(),
-    [Symbol.asyncIterator]: () => stream[Symbol.asyncIterator](),
+  const queue = new CopyQueue();
+  // postgres.js creates the stream and, when the error arrives in the same
+  // packet (an early runtime error, a cancel before 8 kB were sent), destroys
+  // it before any promise continuation runs: its 'error' would go unheard and
+  // kill the worker, and the rows sent before the error would be lost. Its
+  // resolve() is the one place that sees the stream the moment it exists.
+  const pending = query as unknown as { resolve: (value: unknown) => void };
+  const resolve = pending.resolve;
+  pending.resolve = (value) => {
+    if (value instanceof Readable) queue.attach(value);
+    resolve(value);
   };
+  query.readable().catch((error: unknown) => queue.fail(error));
+  return {
+    cancel: () => cancelOnceSent(query),
+    [Symbol.asyncIterator]: () => queue.chunks(),
+  };
+}
+
+/**
+ * postgres.js "cancels" a query it has not sent yet by dropping it, which
+ * inside a transaction stalls the connection: the ROLLBACK that follows is
+ * never sent and the export hangs. A query handed to postgres.js is sent
+ * within the microtasks that follow, so the cancel waits for them to finish;
+ * the server then stops the statement, or ignores a cancel that arrives after
+ * it ended (an idle session drops cancel requests).
+ */
+function cancelOnceSent(query: { cancel(): unknown }): void {
+  setImmediate(() => void query.cancel());
+}
+
+/**
+ * The COPY stream read in flowing mode into a queue of our own: Node emits
+ * every chunk pushed before a destroy() ahead of its error, so the rows the
+ * server sent before it stopped all reach the export, in order, and the
+ * error comes after them.
+ */
+class CopyQueue {
+  #chunks: Uint8Array[] = [];
+  #bytes = 0;
+  #stream: Readable | null = null;
+  #ended = false;
+  #failed = false;
+  #error: unknown = null;
+  #wake: (() => void) | null = null;
+
+  attach(stream: Readable): void {
+    this.#stream = stream;
+    stream.on('data', (chunk: Uint8Array) => {
+      this.#chunks.push(chunk);
+      this.#bytes += chunk.length;
+      if (this.#bytes >= COPY_QUEUE_BYTES) stream.pause();
+      this.#notify();
+    });
+    // postgres.js pauses its socket whenever the stream's buffer is full (as
+    // it is when a burst arrives before flowing starts) and resumes it only
+    // from the stream's _read(). When the rest of the COPY, up to
+    // ReadyForQuery, arrives in that burst, the stream ends or fails with the
+    // socket paused and _read() is never called again, so the next statement
+    // (the COMMIT or the ROLLBACK) would wait forever. Calling it once at the
+    // end, either way, resumes the socket.
+    const resumeSocket = () => {
+      try {
+        (stream as unknown as { _read(size: number): void })._read(0);
+      } catch {
+        // The connection itself is gone (the server ended it): there is no socket left to resume.
+      }
+    };
+    stream.once('end', () => {
+      this.#ended = true;
+      resumeSocket();
+      this.#notify();
+    });
+    stream.once('error', (error: unknown) => {
+      resumeSocket();
+      this.fail(error);
+    });
+  }
+
+  fail(error: unknown): void {
+    if (this.#ended || this.#failed) return;
+    this.#failed = true;
+    this.#error = error;
+    this.#notify();
+  }
+
+  /** Everything queued so far as one chunk: PostgreSQL sends a message per row, too small to handle one by one. */
+  async *chunks(): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      if (this.#chunks.length > 0) {
+        const chunk = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#bytes);
+        this.#chunks = [];
+        this.#bytes = 0;
+        if (this.#stream?.isPaused() === true) this.#stream.resume();
+        yield chunk;
+        continue;
+      }
+      if (this.#failed) throw this.#error;
+      if (this.#ended) return;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.();
+  }
 }
 
 function csvField(value: Buffer | null): string {
@@ -43,5 +150,5 @@ export function openCursorSource(tx: TransactionSql, textSql: string, params: un
       yield Buffer.from(text, 'utf8');
     }
   }
-  return { cancel: () => query.cancel(), [Symbol.asyncIterator]: chunks };
+  return { cancel: () => cancelOnceSent(query), [Symbol.asyncIterator]: chunks };
 }

@@ -1,10 +1,10 @@
 /**
  * The loop of an export: CSV chunks in, whole records out to the part
  * writer. Caps apply at exact record boundaries: a row cap keeps exactly the
- * allowed rows, a byte cap the records that fit, a duration cap (or a cancel)
- * what had fully arrived. Once anything stops the export, the rest of the
- * stream is drained rather than dropped, so the connection stays in step
- * with the server and the transaction can end cleanly.
+ * allowed rows, a byte cap the records that fit, a duration cap every whole
+ * record the server sent before it stopped. Once anything stops the export,
+ * the rest of the stream is drained rather than dropped, so the connection
+ * stays in step with the server and the transaction can end cleanly.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SluiceError } from '../errors.ts';
@@ -46,20 +46,26 @@ export async function streamToParts(
   let previewSent = false;
   let draining = false;
   let cancelledByUs = false;
+  /** The stream ended with an error after we had asked the server to stop. */
+  let interrupted = false;
   let failure: unknown = null;
 
+  function cancelStatement(): void {
+    if (cancelledByUs) return;
+    cancelledByUs = true;
+    source.cancel();
+  }
   /** A row cap leaves at most one row to drain (the statement has LIMIT cap+1); anything else asks the server to stop. */
   function endStream(cancel: boolean): void {
     draining = true;
-    if (cancel && !cancelledByUs) {
-      cancelledByUs = true;
-      source.cancel();
-    }
+    if (cancel) cancelStatement();
   }
   function stop(reason: StopReason): void {
     if (stopReason !== null || draining) return;
     stopReason = reason;
-    endStream(true);
+    // Rows still arriving were produced before the server saw the cancel: they belong to the prefix.
+    if (reason === 'maxDuration') cancelStatement();
+    else endStream(true);
   }
   hooks.onStopper(stop);
   const deadline = setTimeout(() => stop('maxDuration'), limits.maxDurationMs);
@@ -88,10 +94,7 @@ export async function streamToParts(
       cappedBy = 'maxBytes';
     }
     if (records > 0) {
-      writer.write(carry, 0);
-      writer.write(chunk.subarray(0, end), records);
-      bytes += carry.length + end;
-      rows += records;
+      await write(carry, chunk.subarray(0, end), records);
       carry = chunk.slice(end);
     }
     hooks.onProgress(rows, bytes);
@@ -103,11 +106,42 @@ export async function streamToParts(
       }
       atRowLimit = true;
     }
-    if (!previewSent && rows > previewRows) {
-      await sendPreview(false);
+    if (!previewSent && rows > previewRows) await sendPreview(false);
+  }
+
+  /**
+   * Writes `count` whole records (`head`, the carried start of the first,
+   * then `body`), ending a part at the first record that brings it to
+   * PART_BYTES, but never before the preview's rows, which are read from the
+   * first part. Where parts end depends on the rows alone, not on how the
+   * stream happened to be chunked, so an identical result gives identical
+   * parts (and the store keeps them once).
+   */
+  async function write(head: Uint8Array, body: Uint8Array, count: number): Promise<void> {
+    if (writer.currentBytes + head.length + body.length < PART_BYTES) {
+      writer.write(head, 0);
+      writer.write(body, count);
+      rows += count;
+      bytes += head.length + body.length;
+      return;
+    }
+    let data: Uint8Array = Buffer.concat([head, body]);
+    let left = count;
+    for (;;) {
+      const cut = partEnd(data, PART_BYTES - writer.currentBytes, previewRows + 1 - rows);
+      if (cut === null) break;
+      writer.write(data.subarray(0, cut.end), cut.records);
+      rows += cut.records;
+      bytes += cut.end;
+      left -= cut.records;
+      data = data.subarray(cut.end);
+      if (!previewSent) await sendPreview(false);
       await writer.seal();
-    } else if (previewSent && writer.currentBytes >= PART_BYTES) {
-      await writer.seal();
+    }
+    if (left > 0) {
+      writer.write(data, left);
+      rows += left;
+      bytes += data.length;
     }
   }
 
@@ -123,7 +157,8 @@ export async function streamToParts(
       }
     }
   } catch (error) {
-    if (!cancelledByUs) failure = error;
+    if (cancelledByUs) interrupted = true;
+    else failure = error;
   } finally {
     clearTimeout(deadline);
   }
@@ -133,7 +168,8 @@ export async function streamToParts(
     if (failure !== null) throw toSluiceError(failure);
     throw new SluiceError('QUERY_CANCELLED', 'The query was cancelled.');
   }
-  if (stoppedBy !== null && cappedBy === null) cappedBy = stoppedBy;
+  // A statement that ended by itself before the cancel reached it was not cut: every row arrived.
+  if (stoppedBy === 'maxDuration' && interrupted && cappedBy === null) cappedBy = 'maxDuration';
   if (cappedBy === 'maxDuration' && rows === 0) {
     await writer.abandon();
     throw new SluiceError('QUERY_TIMEOUT', `The query returned no row within ${limits.maxDurationMs} ms and was stopped.`, {
@@ -155,6 +191,24 @@ async function readPreview(duck: DuckDBConnection, csvFile: string, columns: Pla
     `SELECT ${rowJsonExpression(columns)} FROM (${readCsvSql(csvFile, columns)}) LIMIT ${n}`,
   );
   return reader.getRowsJS().map((r) => JSON.parse(String(r[0])) as unknown[]);
+}
+
+/**
+ * The end of the first whole record of `data` that both ends at or past
+ * `bytes` and is at least the `records`-th (and is at least the first);
+ * null when `data` holds no such record.
+ */
+function partEnd(data: Uint8Array, bytes: number, records: number): { end: number; records: number } | null {
+  const scanner = new CsvRecordScanner();
+  let end = 0;
+  let count = 0;
+  while (count === 0 || end < bytes || count < records) {
+    const step = scanner.scan(data, end, 1);
+    if (step.records === 0) return null;
+    end = step.lastEnd;
+    count++;
+  }
+  return { end, records: count };
 }
 
 /** How many whole records of carry+chunk fit in `budget` bytes, and where they end in the chunk. */

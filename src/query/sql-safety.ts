@@ -17,6 +17,11 @@ export interface CheckedStatement {
   kind: StatementKind;
   /** The statement text, trimmed of surrounding whitespace and the trailing semicolon. */
   sql: string;
+  /**
+   * Characters (code points, as PostgreSQL counts error positions) of the sent
+   * text before `sql`: what turns a position in `sql` into one in the sent text.
+   */
+  offset: number;
   /** The highest $n used, 0 if none. */
   paramCount: number;
 }
@@ -51,7 +56,7 @@ export async function checkReadOnly(sql: string): Promise<CheckedStatement> {
     );
   }
   const paramCount = checkTree(raw.stmt);
-  return { kind, sql: statementText(sql, raw), paramCount };
+  return { kind, ...statementText(sql, raw), paramCount };
 }
 
 export async function classifySql(sql: string): Promise<'select' | 'dml' | 'ddl' | 'other'> {
@@ -195,9 +200,12 @@ function refuse(message: string, details?: Record<string, unknown>): never {
 // stmt_location and stmt_len are UTF-8 byte offsets. stmt_len is absent when the
 // statement runs to the end of the text; otherwise it stops before the semicolon,
 // which drops stray semicolons and trailing comments a caller might wrap badly.
-function statementText(text: string, raw: RawStatement): string {
+function statementText(text: string, raw: RawStatement): { sql: string; offset: number } {
   const bytes = Buffer.from(text, 'utf8');
   const start = raw.stmt_location ?? 0;
   const end = raw.stmt_len === undefined || raw.stmt_len === 0 ? bytes.length : start + raw.stmt_len;
-  return bytes.subarray(start, end).toString('utf8').trim();
+  const statement = bytes.subarray(start, end).toString('utf8');
+  const leading = statement.slice(0, statement.length - statement.trimStart().length);
+  const offset = [...bytes.subarray(0, start).toString('utf8')].length + [...leading].length;
+  return { sql: statement.trim(), offset };
 }
