@@ -54,38 +54,76 @@ function database(url: string): Sql {
   return sql;
 }
 
+/** Exports in flight: the datasource each uses, so a lost connection fails the right task. */
+const exporting = new Map<number, string>();
+/** Tasks already answered; a late settle of the same task is ignored. */
+const answered = new Set<number>();
+
+function answer(message: FromWorker & { taskId: number }): void {
+  if (answered.has(message.taskId)) return;
+  if (message.type === 'done' || message.type === 'failed') answered.add(message.taskId);
+  send(message);
+}
+
+/**
+ * postgres.js 3.4.9 throws from its own socket callbacks when the connection
+ * dies inside a transaction (it writes the ROLLBACK to a closed socket). That
+ * error reaches no caller, so it is caught here: the exports on that
+ * connection fail with a retryable SQL_ERROR, the connection is dropped so
+ * the next task opens a fresh one, and the worker lives on. Any other
+ * uncaught error ends the worker, and the pool fails its task and replaces it.
+ */
+process.on('uncaughtException', (error) => {
+  const fromPostgres = /postgres[\\/](cjs[\\/])?src[\\/]connection\.js/.test(error.stack ?? '');
+  if (!fromPostgres) {
+    console.error('query worker: uncaught error:', error);
+    process.exit(1);
+  }
+  // The broken connection may belong to an export that has already failed: drop them all.
+  for (const [url, sql] of connections) {
+    sql.end({ timeout: 0 }).catch(() => undefined);
+    connections.delete(url);
+  }
+  for (const taskId of exporting.keys()) {
+    answer({ type: 'failed', taskId, error: { code: 'SQL_ERROR', message: 'The connection to the database was lost during the query; it can be retried.', details: { retryable: true } } });
+  }
+  exporting.clear();
+});
+
 async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<void> {
   const { taskId } = message;
+  if (message.type === 'export') exporting.set(taskId, message.datasourceUrl);
   try {
     if (message.type === 'export') {
       let lastProgress = 0;
       const result = await runExport(database(message.datasourceUrl), await duck(), message.request, {
-        onPreview: (preview) => send({ type: 'preview', taskId, preview }),
+        onPreview: (preview) => answer({ type: 'preview', taskId, preview }),
         onProgress: (rows, bytes) => {
           const now = Date.now();
           if (now - lastProgress < PROGRESS_EVERY_MS) return;
           lastProgress = now;
-          send({ type: 'progress', taskId, rows, bytes });
+          answer({ type: 'progress', taskId, rows, bytes });
         },
         onStopper: (stop) => {
           stoppers.set(taskId, stop);
           if (cancelledEarly.has(taskId)) stop('cancel');
         },
       });
-      send({ type: 'done', taskId, result });
+      answer({ type: 'done', taskId, result });
     } else if (message.type === 'write-file') {
-      send({ type: 'done', taskId, result: await writeFile(await duck(), message) });
+      answer({ type: 'done', taskId, result: await writeFile(await duck(), message) });
     } else {
       const reader = await (await duck()).runAndReadAll(message.sql, message.params);
       const rows = reader.getRowsJS().map((r) => JSON.parse(String(r[0])) as unknown[]);
-      send({ type: 'done', taskId, result: { rows } });
+      answer({ type: 'done', taskId, result: { rows } });
     }
   } catch (error) {
     const data = toErrorData(error);
     // The caller gets a plain INTERNAL; the operator gets the cause, on this process's stderr only.
     if (data.code === 'INTERNAL') console.error(`query worker: task ${taskId} failed:`, error);
-    send({ type: 'failed', taskId, error: data });
+    answer({ type: 'failed', taskId, error: data });
   } finally {
+    exporting.delete(taskId);
     stoppers.delete(taskId);
     cancelledEarly.delete(taskId);
   }

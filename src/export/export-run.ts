@@ -33,6 +33,8 @@ export async function runExport(
   hooks: ExportHooks,
 ): Promise<ExportResult> {
   mkdirSync(request.stagingDir, { recursive: true });
+  // Errors from inside are already contract errors; what the transaction itself throws
+  // (a lost connection at BEGIN or COMMIT) is turned into one here.
   return (await sql.begin('read only', async (tx) => {
     await tx.unsafe(
       `SELECT set_config('statement_timeout', $1, true), set_config('TimeZone', 'UTC', true),
@@ -55,6 +57,8 @@ export async function runExport(
     const columns = planColumns(described.columns);
     const source = await openSource(tx, request, columns, described.columns.map((c) => c.elementTypname));
     return streamToParts(source, duck, request, columns, hooks);
+  }).catch((error: unknown) => {
+    throw toSluiceError(error);
   })) as ExportResult;
 }
 

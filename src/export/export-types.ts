@@ -48,4 +48,6 @@ export interface ExportResult {
   completeInPreview: boolean;
   /** The Parquet parts when the result is to be kept as an artifact, else null. */
   parts: ParquetPart[] | null;
+  /** Why the artifact could not be written (the disk filled), when the preview could still be given. */
+  storageFailure: string | null;
 }

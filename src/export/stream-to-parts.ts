@@ -163,6 +163,10 @@ export async function streamToParts(
     clearTimeout(deadline);
   }
   const stoppedBy = stopReason as StopReason | null;
+  if (failure !== null && isStorageFull(failure)) {
+    await writer.abandon();
+    return storageFailed(previewSent, { columns, rows, bytes, cappedBy });
+  }
   if (failure !== null || stoppedBy === 'cancel') {
     await writer.abandon();
     if (failure !== null) throw toSluiceError(failure);
@@ -181,9 +185,29 @@ export async function streamToParts(
   const keep = materialize === 'always' || (materialize === 'auto' && !completeInPreview);
   if (!keep) {
     await writer.abandon();
-    return { columns, rows, bytes, cappedBy, completeInPreview, parts: null };
+    return { columns, rows, bytes, cappedBy, completeInPreview, parts: null, storageFailure: null };
   }
-  return { columns, rows, bytes, cappedBy, completeInPreview, parts: await writer.finish() };
+  try {
+    return { columns, rows, bytes, cappedBy, completeInPreview, parts: await writer.finish(), storageFailure: null };
+  } catch (error) {
+    if (!isStorageFull(error)) throw error;
+    await writer.abandon();
+    return storageFailed(true, { columns, rows, bytes, cappedBy });
+  }
+}
+
+/** The disk under the data dir is full (or over a quota): the export stops, nothing partial is kept. */
+function isStorageFull(error: unknown): boolean {
+  const e = (error ?? {}) as { code?: string; message?: string };
+  return e.code === 'ENOSPC' || e.code === 'EDQUOT' || /no space left on device|disk quota exceeded/i.test(e.message ?? '');
+}
+
+const DISK_FULL = 'The server ran out of disk space for artifacts; nothing partial was kept.';
+
+/** With a preview to give, the query still succeeds and only the artifact fails; without one, the query fails. */
+function storageFailed(previewSent: boolean, result: Pick<ExportResult, 'columns' | 'rows' | 'bytes' | 'cappedBy'>): ExportResult {
+  if (!previewSent) throw new SluiceError('INTERNAL', DISK_FULL, { reason: 'STORAGE_FULL' }, 507);
+  return { ...result, completeInPreview: false, parts: null, storageFailure: DISK_FULL };
 }
 
 async function readPreview(duck: DuckDBConnection, csvFile: string, columns: PlannedColumn[], n: number) {

@@ -19,6 +19,10 @@ function origin(origins: LimitOrigins, cap: Cap | null): 'server' | 'request' | 
 
 export function finalCompleteness(result: ExportResult, previewRows: number, origins: LimitOrigins): Completeness {
   const returnedRows = Math.min(result.rows, previewRows);
+  if (result.storageFailure !== null) {
+    // The export stopped early: the preview stands, the rest is unknown.
+    return { status: 'INCOMPLETE', returnedRows, totalRows: null, boundedBy: null, limitSetBy: null };
+  }
   if (result.completeInPreview) {
     return { status: 'COMPLETE', returnedRows, totalRows: result.rows, boundedBy: null, limitSetBy: null };
   }

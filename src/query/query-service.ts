@@ -114,7 +114,10 @@ export class QueryService {
         const result = await task.result;
         record.completeness = finalCompleteness(result, previewRows, origins);
         record.progress = { rowsWritten: result.rows, bytesWritten: result.bytes };
-        if (result.parts === null) {
+        if (result.storageFailure !== null) {
+          this.#store.abort(stagingDir);
+          record.artifact = { decision: 'FAILED', reason: 'STORAGE_FULL', message: result.storageFailure };
+        } else if (result.parts === null) {
           this.#store.abort(stagingDir);
           record.artifact =
             overQuota && (!result.completeInPreview || materialize === 'always')
