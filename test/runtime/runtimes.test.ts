@@ -1,0 +1,16 @@
+/**
+ * The same sources serve on Node, Deno and Bun: each runtime really runs the
+ * server (no Node behind a script), checked over HTTP by the smoke script.
+ */
+import { describe, expect, it } from 'vitest';
+import { smoke } from '../../scripts/runtime-smoke.ts';
+
+describe.each([
+  ['deno', 18_601],
+  ['bun', 18_602],
+])('on %s', (runtime, port) => {
+  it('serves health, a query with an artifact, a page read and a cancel, and exits cleanly', async () => {
+    const checks = await smoke(runtime, port);
+    expect(checks).toEqual(['readyz', 'healthz', 'query with an artifact', 'page read', 'cancel', 'clean exit on SIGTERM']);
+  }, 180_000);
+});
