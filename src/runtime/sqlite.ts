@@ -1,7 +1,8 @@
 /**
- * The embedded catalog's database handle: better-sqlite3 on Node and Deno,
- * bun:sqlite on Bun (which refuses better-sqlite3), behind one small
- * interface. Both are synchronous, which is what makes catalog changes and
+ * The embedded catalog's database handle: better-sqlite3 on Node,
+ * bun:sqlite on Bun (which refuses better-sqlite3) and node:sqlite on Deno
+ * (which loads only Node-API addons, and better-sqlite3 is not one), behind
+ * one small interface. Both are synchronous, which is what makes catalog changes and
  * quota counts one transaction with no interleaving; their statements take
  * microseconds, so the event loop never waits on them for long. This is the
  * one file that names a SQLite driver; each is loaded only where it runs.
@@ -36,7 +37,30 @@ interface NativeDatabase {
 
 const require = createRequire(import.meta.url);
 
+/** node:sqlite has no transaction helper: the same one, over BEGIN / COMMIT / ROLLBACK. */
+function withTransactions(db: Omit<NativeDatabase, 'transaction'>): NativeDatabase {
+  return Object.assign(db, {
+    transaction<T>(fn: () => T): () => T {
+      return () => {
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          const result = fn();
+          db.exec('COMMIT');
+          return result;
+        } catch (error) {
+          db.exec('ROLLBACK');
+          throw error;
+        }
+      };
+    },
+  });
+}
+
 function openNative(file: string): NativeDatabase {
+  if ('Deno' in globalThis) {
+    const { DatabaseSync } = require('node:sqlite') as { DatabaseSync: new (file: string) => Omit<NativeDatabase, 'transaction'> };
+    return withTransactions(new DatabaseSync(file));
+  }
   if ('Bun' in globalThis) {
     const { Database } = require('bun:sqlite') as { Database: new (file: string) => NativeDatabase };
     return new Database(file);

@@ -33,6 +33,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const config = loadConfig({
     SLUICE_DATA_DIR: dataDir,
     PORT: '0',
+    // Suites page through artifacts quickly; the limits have their own tests.
+    SLUICE_RATE_LIMIT_PER_MINUTE: '1000000',
+    SLUICE_MAX_CONCURRENT_QUERIES: '64',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     SLUICE_TOKENS: JSON.stringify([
       { token: TOKENS.admin, principal: 'admin', roles: ['admin'] },
