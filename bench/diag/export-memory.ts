@@ -1,0 +1,107 @@
+/**
+ * Where the export's resident memory goes, in one process: the peak RSS
+ * (VmHWM, reset between stages through /proc/self/clear_refs) of
+ *   0. a Sluice server at rest, before any query (five JS isolates: the API and 2+2 workers);
+ *   1. receiving the COPY stream with postgres.js and writing CSV parts (no DuckDB);
+ *   2. DuckDB converting one 32 MiB CSV part to Parquet, per setting;
+ *   3. a whole export through the API.
+ * Each figure is the peak minus the RSS the stage started from.
+ *
+ *   node --expose-gc --import tsx bench/diag/export-memory.ts [rows=5000000] [variant]
+ * With a variant index (0-4), only stages 0-1 and that conversion variant run: run each in a
+ * process of its own, as glibc and DuckDB keep memory they once took.
+ */
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import postgres from 'postgres';
+import { planColumns } from '../../src/export/column-plan.ts';
+import { describeQuery } from '../../src/export/describe-query.ts';
+import { csvToParquetSql } from '../../src/export/duckdb-csv.ts';
+import { currentRss, peakRss } from '../lib/memory.ts';
+import { mb } from '../lib/stats.ts';
+import { runExport, startBenchSluice, submitAndWait } from '../lib/sluice.ts';
+import { DATABASE_URL, exportSql } from '../lib/tables.ts';
+
+const rows = Number(process.argv[2] ?? 5_000_000);
+/** Only this conversion variant (index), so that each runs in a fresh process; all when absent. */
+const only = process.argv[3] === undefined ? null : Number(process.argv[3]);
+const select = exportSql(rows);
+const dir = mkdtempSync(join(tmpdir(), 'sluice-diag-mem-'));
+
+async function stage(name: string, fn: () => Promise<void>): Promise<void> {
+  if (typeof globalThis.gc === 'function') globalThis.gc();
+  writeFileSync('/proc/self/clear_refs', '5');
+  const start = currentRss();
+  await fn();
+  console.log(`${name.padEnd(90)} start ${mb(start).padStart(7)}   peak ${mb(peakRss()).padStart(7)}   growth ${mb(peakRss() - start).padStart(7)}`);
+}
+
+const sql = postgres(DATABASE_URL, { max: 1, fetch_types: false, onnotice: () => undefined });
+try {
+  await stage('0  bench process at rest (node, tsx, postgres.js, DuckDB bindings)', async () => undefined);
+  const columns = planColumns((await describeQuery(sql, select, [])).columns);
+  let firstPart = '';
+  await stage('1  postgres.js COPY stream → 32 MiB CSV parts (writeSync)', async () => {
+    let part = 0;
+    let bytes = 0;
+    let fd = openSync(join(dir, 'p0.csv'), 'w');
+    firstPart = join(dir, 'p0.csv');
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    for await (const chunk of await sql.unsafe(`COPY (${select}) TO STDOUT (FORMAT csv, FORCE_QUOTE *)`).readable()) {
+      pending.push(chunk as Buffer);
+      pendingBytes += (chunk as Buffer).length;
+      if (pendingBytes < 256 * 1024) continue;
+      writeSync(fd, Buffer.concat(pending, pendingBytes));
+      bytes += pendingBytes;
+      pending = [];
+      pendingBytes = 0;
+      if (bytes >= 32 * 1024 * 1024) {
+        closeSync(fd);
+        part++;
+        fd = openSync(join(dir, `p${part}.csv`), 'w');
+        bytes = 0;
+      }
+    }
+    writeSync(fd, Buffer.concat(pending));
+    closeSync(fd);
+  });
+  // Variants of the conversion statement Sluice runs (src/export/duckdb-csv.ts), changed by text.
+  const variants: [string, string, (sql: string) => string, string][] = [
+    ['1', '256MB', (q) => q, 'as in src'],
+    ['2', '512MB', (q) => q, 'as in src'],
+    ['1', '256MB', (q) => q.replace('header = false,', 'header = false, buffer_size = 4194304,'), 'read_csv buffer_size=4MB'],
+    ['1', '256MB', (q) => q.replace('COMPRESSION snappy', 'COMPRESSION snappy, ROW_GROUP_SIZE 30000'), 'ROW_GROUP_SIZE 30000'],
+    ['1', '256MB', (q) => `SET preserve_insertion_order = false; ${q}`, 'preserve_insertion_order=false'],
+  ];
+  for (const [index, [threads, memory, change, label]] of variants.entries()) {
+    if (only !== null && index !== only) continue;
+    await stage(`2  DuckDB: one 32 MiB CSV part → Parquet, threads=${threads} ${memory}, ${label}`, async () => {
+      const instance = await DuckDBInstance.create(':memory:', { threads, memory_limit: memory });
+      const duck = await instance.connect();
+      await duck.run("SET TimeZone = 'UTC'");
+      const t0 = performance.now();
+      for (let i = 0; i < 3; i++) await duck.run(change(csvToParquetSql(firstPart, join(dir, `p0-${i}.parquet`), columns)));
+      process.stdout.write(`   (${((performance.now() - t0) / 3).toFixed(0)} ms per part) `);
+      duck.closeSync();
+      instance.closeSync();
+    });
+  }
+} finally {
+  await sql.end({ timeout: 2 });
+  rmSync(dir, { recursive: true, force: true });
+}
+
+if (only === null) await stage('0b Sluice server started, before any query', async () => {
+  const s = await startBenchSluice();
+  await new Promise((r) => setTimeout(r, 500));
+  await stage('3a   its first query (SELECT 1: DuckDB starts in the worker)', async () => {
+    await submitAndWait(s, { sql: 'SELECT 1', materialize: 'never' });
+  });
+  await stage(`3b   an export of ${rows} rows through the API`, async () => {
+    await runExport(s, select);
+  });
+  await s.stop();
+});

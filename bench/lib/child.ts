@@ -1,0 +1,42 @@
+/**
+ * Runs one measurement in a process of its own (so peak RSS and event-loop
+ * figures of one run never mix with another's) and returns the JSON object
+ * the child prints as its last stdout line.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+
+export async function runChild<T>(script: string, args: string[], options: { nodeOptions?: string; timeoutMs?: number } = {}): Promise<T> {
+  const env = { ...process.env, ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}) };
+  const child = spawn(TSX, [script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 300_000);
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  clearTimeout(timer);
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  try {
+    const parsed = JSON.parse(last) as T & { error?: string };
+    if (code !== 0 && parsed.error === undefined) throw new Error(`exit ${code}`);
+    return parsed;
+  } catch {
+    throw new Error(`${script} ${args.join(' ')} failed (exit ${code}): ${stderr.trim().split('\n').slice(-8).join('\n') || last}`);
+  }
+}
+
+/** Runs a shell command and returns its wall time in ms (it must exit 0). */
+export async function timeShell(command: string): Promise<number> {
+  const t0 = performance.now();
+  const child = spawn('sh', ['-c', command], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  const elapsed = performance.now() - t0;
+  if (code !== 0) throw new Error(`${command} failed (exit ${code}): ${stderr.trim()}`);
+  return elapsed;
+}
