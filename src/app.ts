@@ -132,7 +132,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       description:
         'Read-only SQL for people and AI agents: every query answers with a bounded preview, exact completeness metadata and an opaque handle to the complete result (a Parquet artifact) that can be paged, projected, filtered and sorted. Every /api route needs X-Token (or Authorization: Bearer).',
     },
-    servers: [{ url: 'http://127.0.0.1:8787', description: 'A local Sluice (the default HOST and PORT)' }],
+    // Relative: the document is right for whatever host and port serve it.
+    servers: [{ url: '/', description: 'The Sluice serving this document' }],
     security: [{ token: [] }, { bearer: [] }],
   });
   return app;

@@ -109,6 +109,8 @@ export async function startSluice(config: Config, log: (line: string) => void = 
       registry.add({ id: 'default', url: embedded.url, embedded: true });
     }
     await registry.warnAboutSuperusers(log);
+    // Ready means a query can run now: the first export worker has loaded (DuckDB included).
+    await queryPool.loaded();
     ready = true;
     // Leftovers of exports interrupted by a crash: removed now that the server is serving.
     void store.sweepStaging().catch((e: unknown) => log(`Could not clean staged files: ${(e as Error).message}`));
@@ -125,7 +127,8 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     queriesSubmitted: () => queries.submitted,
     async stop() {
       collector.stop();
-      queries.cancelAll();
+      // Running statements are cancelled on the database before the workers that run them stop.
+      await queries.cancelAll();
       await server.close();
       await Promise.allSettled([queryPool.close(), readPool.close()]);
       await registry.close();

@@ -140,5 +140,12 @@ port.on('message', (message: ToWorker) => {
 });
 
 // Terminating a thread while it still loads DuckDB's native addon aborts the whole process,
-// so the pool waits for this before it ever terminates a worker.
-send({ type: 'ready' });
+// so the pool waits for this before it ever terminates a worker. DuckDB is opened first, so
+// the first task does not pay for it.
+void duck().then(
+  () => send({ type: 'ready' }),
+  (error: unknown) => {
+    console.error('query worker: DuckDB did not start:', error);
+    process.exit(1);
+  },
+);

@@ -91,7 +91,8 @@ export class DatasourceRegistry {
 
   /** Logs a warning for each datasource whose user is a superuser: READ ONLY alone does not stop everything such a user can do. */
   async warnAboutSuperusers(log: (line: string) => void): Promise<void> {
-    for (const ds of this.all()) {
+    // The embedded database has one user, a superuser by construction: nothing to configure there.
+    for (const ds of this.all().filter((d) => !d.embedded)) {
       try {
         const rows = await ds.limiter.run(() => ds.sql`SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user`);
         if (rows[0]?.rolsuper === true) {

@@ -178,8 +178,13 @@ export class QueryService {
     return record;
   }
 
-  cancelAll(): void {
-    for (const record of this.#records.values()) if (record.state === 'RUNNING') record.cancel();
+  /** Cancels every running query (on the database too) and waits, up to `ms`, for them to end. */
+  async cancelAll(ms = 5_000): Promise<void> {
+    const running = [...this.#records.values()].filter((r) => r.state === 'RUNNING');
+    for (const record of running) record.cancel();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all(running.map((r) => r.settled)), new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
   }
 
   #remember(record: QueryRecord): void {

@@ -52,6 +52,11 @@ export class WorkerPool {
     this.#slots.push(this.#spawn());
   }
 
+  /** Resolves when the workers started so far have loaded. */
+  async loaded(): Promise<void> {
+    await Promise.all(this.#slots.map((s) => s.loaded));
+  }
+
   /** Workers alive now (at most the pool's size). */
   get size(): number {
     return this.#slots.length;

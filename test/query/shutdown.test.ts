@@ -1,0 +1,21 @@
+/** Shutdown cancels running statements on the database before the workers stop. */
+import postgres from 'postgres';
+import { describe, expect, it } from 'vitest';
+import { startTestServer } from '../helpers/server.ts';
+
+describe('shutdown', () => {
+  it('leaves no statement of ours running on PostgreSQL', async () => {
+    const server = await startTestServer();
+    const marker = `shutdown_${process.pid}_${Date.now()}`;
+    const r = await server.request('/api/queries', { body: { sql: `select pg_sleep(30), '${marker}' as m`, waitMs: 300 } });
+    expect(r.status).toBe(202);
+    const watcher = postgres(server.databaseUrl, { max: 1, onnotice: () => undefined });
+    try {
+      await server.stop();
+      const rows = await watcher.unsafe(`select count(*)::int as n from pg_stat_activity where state = 'active' and query like '%${marker}%' and pid <> pg_backend_pid()`);
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await watcher.end();
+    }
+  });
+});
