@@ -3,7 +3,12 @@
  * query against the test PostgreSQL into a store's staging directory, and a
  * worker pool serves the store's DuckDB reads, as in the server.
  */
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { startEmbeddedPostgres } from '../../src/datasources/embedded/start-embedded.ts';
+import { TEMPLATE_DIR } from '../global-setup.ts';
 import postgres from 'postgres';
 import { runExport } from '../../src/export/export-run.ts';
 import type { ArtifactStore, StagedResult } from '../../src/artifacts/types.ts';
@@ -11,7 +16,6 @@ import type { StoreWorkers } from '../../src/artifacts/drivers/local-layout.ts';
 import { WorkerPool } from '../../src/query/worker-pool.ts';
 import type { ReadResult } from '../../src/query/worker-protocol.ts';
 
-export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface Fixtures {
   workers: StoreWorkers;
@@ -21,7 +25,8 @@ export interface Fixtures {
 
 export async function createFixtures(): Promise<Fixtures> {
   const pool = new WorkerPool(new URL('../../workers/query-worker.ts', import.meta.url), 1, { duckdbThreads: 1, duckdbMemoryLimit: '256MB' });
-  const sql = postgres(DATABASE_URL, { max: 1, fetch_types: false, onnotice: () => undefined });
+  const database = await testDatabase();
+  const sql = postgres(database.url, { max: 1, fetch_types: false, onnotice: () => undefined });
   const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
   const duck: DuckDBConnection = await instance.connect();
   return {
@@ -36,9 +41,31 @@ export async function createFixtures(): Promise<Fixtures> {
     },
     async close() {
       await sql.end({ timeout: 2 });
+      await database.stop();
       duck.closeSync();
       instance.closeSync();
       await pool.close();
+    },
+  };
+}
+
+/**
+ * TEST_DATABASE_URL, or an embedded database started from the seeded template
+ * (test/global-setup.ts); child processes of this test reach it through the
+ * same variable.
+ */
+async function testDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
+  if (process.env.TEST_DATABASE_URL) return { url: process.env.TEST_DATABASE_URL, stop: async () => undefined };
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-fixture-db-'));
+  if (existsSync(TEMPLATE_DIR)) cpSync(TEMPLATE_DIR, dir, { recursive: true });
+  const db = await startEmbeddedPostgres({ dataDir: dir, log: () => undefined });
+  process.env.TEST_DATABASE_URL = db.url;
+  return {
+    url: db.url,
+    async stop() {
+      delete process.env.TEST_DATABASE_URL;
+      await db.stop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

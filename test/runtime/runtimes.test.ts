@@ -4,8 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { smoke } from '../../scripts/runtime-smoke.ts';
+import { EMBEDDED } from '../helpers/server.ts';
 
-describe.each([
+// The smoke servers use TEST_DATABASE_URL's PostgreSQL; on the embedded database, npm run smoke:runtimes covers them.
+describe.skipIf(EMBEDDED).each([
   ['deno', 18_601],
   ['bun', 18_602],
 ])('on %s', (runtime, port) => {
