@@ -33,6 +33,13 @@ export class QueryRecord {
     this.settled = new Promise((resolve) => (this.#settle = resolve));
   }
 
+  /** Waits until the query ends or `ms` pass, whichever comes first. */
+  async settledWithin(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.settled, new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
+  }
+
   onCancel(fn: () => void): void {
     if (this.#cancelRequested) fn();
     else this.#cancellers.push(fn);

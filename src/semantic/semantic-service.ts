@@ -5,7 +5,6 @@
  */
 import type { Principal } from '../auth/principals.ts';
 import type { Materialize } from '../export/export-types.ts';
-import type { QueryRecord } from '../query/query-record.ts';
 import type { QueryService } from '../query/query-service.ts';
 import { queryData, queryError, querySummary } from '../query/query-view.ts';
 import type { QueryData } from '../query/query-types.ts';
@@ -45,15 +44,9 @@ export class SemanticService {
       materialize: options.materialize,
       sessionId: options.sessionId,
     });
-    await settle(record, options.waitMs ?? 30_000);
+    await record.settledWithin(options.waitMs ?? 30_000);
     if (record.state === 'FAILED') throw queryError(record);
     const data = { ...queryData(record), fields: compiled.fields };
     return { data, summary: querySummary(data), status: record.state === 'RUNNING' ? 202 : 200 };
   }
-}
-
-async function settle(record: QueryRecord, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([record.settled, new Promise((r) => (timer = setTimeout(r, ms)))]);
-  clearTimeout(timer);
 }

@@ -49,7 +49,7 @@ export const runSelectTool: AgentTool = {
       sessionId: ctx.sessionId,
     });
     const remaining = Math.max(0, ctx.deadline - Date.now());
-    await Promise.race([record.settled, new Promise((r) => setTimeout(r, remaining).unref?.())]);
+    await record.settledWithin(remaining);
     if (record.state === 'RUNNING') record.cancel();
     await record.settled;
     if (record.state === 'FAILED') throw queryError(record);

@@ -10,12 +10,6 @@ import { cancelQuery, getQuery, submitQuery } from './routes.ts';
 const DEFAULT_WAIT_MS = 30_000;
 const CANCEL_WAIT_MS = 10_000;
 
-async function settleWithin(record: QueryRecord, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([record.settled, new Promise((r) => (timer = setTimeout(r, ms)))]);
-  clearTimeout(timer);
-}
-
 function answer(record: QueryRecord) {
   if (record.state === 'FAILED') throw queryError(record);
   const data = queryData(record);
@@ -27,7 +21,7 @@ export function registerQueryRoutes(app: OpenAPIHono<AppEnv>, queries: QueryServ
     const principal = requireRole(c, 'reader');
     const body = c.req.valid('json');
     const record = await queries.submit(principal, body);
-    await settleWithin(record, body.waitMs ?? DEFAULT_WAIT_MS);
+    await record.settledWithin(body.waitMs ?? DEFAULT_WAIT_MS);
     const { body: out, status } = answer(record);
     return c.json(out as never, status);
   });
@@ -36,7 +30,7 @@ export function registerQueryRoutes(app: OpenAPIHono<AppEnv>, queries: QueryServ
     const principal = requireRole(c, 'reader');
     const record = queries.get(principal, c.req.valid('param').id);
     const waitMs = c.req.valid('query').waitMs ?? 0;
-    if (waitMs > 0) await settleWithin(record, waitMs);
+    if (waitMs > 0) await record.settledWithin(waitMs);
     const { body: out, status } = answer(record);
     return c.json(out as never, status);
   });
@@ -45,7 +39,7 @@ export function registerQueryRoutes(app: OpenAPIHono<AppEnv>, queries: QueryServ
     const principal = requireRole(c, 'reader');
     const record = queries.get(principal, c.req.valid('param').id);
     record.cancel();
-    await settleWithin(record, CANCEL_WAIT_MS);
+    await record.settledWithin(CANCEL_WAIT_MS);
     const { body: out, status } = answer(record);
     return c.json(out as never, status as 200);
   });
