@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- export|reads|startup]`: runs the selected parts (all by
+ * `npm run bench [-- export|reads|startup|http]`: runs the selected parts (all by
  * default), prints each figure against its target as a ratio to a baseline
  * measured in the same run, and appends a dated section to bench/RESULTS.md.
  */
@@ -10,17 +10,19 @@ import { appendResults, printSection, type Section } from './lib/report.ts';
 import { readsSection } from './reads.ts';
 import { median } from './lib/stats.ts';
 import { startupSection } from './startup.ts';
+import { httpSection } from './http.ts';
+import { writeRatioChart } from './lib/chart.ts';
 
-const PARTS = { export: exportSection, reads: readsSection, startup: startupSection } as const;
+const PARTS = { export: exportSection, reads: readsSection, startup: startupSection, http: httpSection } as const;
 type Part = keyof typeof PARTS;
 
 const args = process.argv.slice(2);
 const unknown = args.filter((a) => !(a in PARTS));
 if (unknown.length > 0) {
-  console.error(`Unknown part(s): ${unknown.join(', ')}. Usage: npm run bench [-- export] [reads] [startup]`);
+  console.error(`Unknown part(s): ${unknown.join(', ')}. Usage: npm run bench [-- export] [reads] [startup] [http]`);
   process.exit(2);
 }
-const selected: Part[] = args.length === 0 ? ['export', 'reads', 'startup'] : (args as Part[]);
+const selected: Part[] = args.length === 0 ? ['export', 'reads', 'startup', 'http'] : (args as Part[]);
 
 const t0 = performance.now();
 const log = (line: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${line}`);
@@ -55,4 +57,6 @@ for (const section of sections) printSection(section);
 const totalMs = performance.now() - t0;
 const file = appendResults(machine, `npm run bench${args.length > 0 ? ` -- ${args.join(' ')}` : ''}`, sections, totalMs);
 console.log(`\nWhole run ${(totalMs / 1000).toFixed(0)} s; appended to ${file}`);
+const chart = await writeRatioChart(sections, machine.date);
+if (chart !== null) console.log(`Chart of the ratios: ${chart}`);
 process.exit(failed ? 1 : 0);

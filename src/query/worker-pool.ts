@@ -26,7 +26,7 @@ interface Slot {
   loaded: Promise<void>;
 }
 
-/** How long close() waits for a worker still loading before terminating it anyway. */
+/** How long close() waits for workers still loading or still running a task before terminating them anyway. */
 const LOAD_WAIT_MS = 30_000;
 
 export interface RunningTask<T> {
@@ -81,9 +81,13 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.#closed = true;
     for (const job of this.#queue.splice(0)) job.reject(new SluiceError('INTERNAL', 'The server is shutting down.'));
+    // Terminating a thread while DuckDB's native code runs in it (loading, or in the middle of a
+    // statement) aborts the whole process: let running tasks finish first, within a bound.
+    const deadline = Date.now() + LOAD_WAIT_MS;
+    while (this.busy > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await Promise.all(
       this.#slots.map(async (s) => {
-        await Promise.race([s.loaded, new Promise((r) => setTimeout(r, LOAD_WAIT_MS).unref?.())]);
+        await Promise.race([s.loaded, new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref?.())]);
         await s.worker.terminate();
       }),
     );

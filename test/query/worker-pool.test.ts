@@ -48,6 +48,14 @@ describe('WorkerPool', () => {
     }
   });
 
+  it('lets a running task finish before it terminates the worker on close', async () => {
+    const pool = new WorkerPool(ENTRY, 1, {});
+    await pool.loaded();
+    const slow = pool.run<ReadResult>(read('slow'));
+    await pool.close();
+    await expect(slow.result).resolves.toEqual({ rows: [['slow']] });
+  });
+
   it('closes right after starting without taking the process down', async () => {
     for (let i = 0; i < 3; i++) await new WorkerPool(new URL('../../workers/query-worker.ts', import.meta.url), 2, { duckdbThreads: 1, duckdbMemoryLimit: '64MB' }).close();
   });
