@@ -23,7 +23,8 @@ import { interleave, timed } from './lib/timing.ts';
 
 const ROWS = 10_000_000;
 const DEEP = 9_999_000;
-const SOURCE = 'SELECT * FROM bench.rows_10m';
+// ORDER BY: without it a scan may start mid-table (synchronized scans) and the artifact's row order would not be id order.
+const SOURCE = 'SELECT * FROM bench.rows_10m ORDER BY id';
 const FILTER = { column: 'label', op: 'contains', value: 'beef' } as const;
 const SORT = { column: 'score', direction: 'desc' } as const;
 

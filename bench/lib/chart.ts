@@ -24,12 +24,19 @@ export async function writeRatioChart(sections: Section[], date: string): Promis
     data: { values },
     width: 420,
     height: { step: 22 },
-    mark: { type: 'bar' },
-    encoding: {
-      y: { field: 'figure', type: 'nominal', sort: null, title: null, axis: { labelLimit: 460 } },
-      x: { field: 'ratio', type: 'quantitative', scale: { type: 'log' }, title: 'ratio (log scale)' },
-      color: { field: 'held', type: 'nominal', scale: { domain: ['held', 'missed', 'info'], range: ['#4c9a2a', '#c0392b', '#7f8c8d'] }, title: 'target' },
-    },
+    // Points on a log scale (bars cannot start at 0 there), with a rule at 1: the baseline.
+    layer: [
+      { mark: { type: 'rule', color: '#999' }, encoding: { x: { datum: 1 } } },
+      {
+        mark: { type: 'point', filled: true, size: 90 },
+        encoding: {
+          y: { field: 'figure', type: 'nominal', sort: null, title: null, axis: { labelLimit: 460 } },
+          x: { field: 'ratio', type: 'quantitative', scale: { type: 'log' }, title: 'ratio to the baseline (log scale; 1 = the baseline)' },
+          color: { field: 'held', type: 'nominal', scale: { domain: ['held', 'missed', 'info'], range: ['#4c9a2a', '#c0392b', '#7f8c8d'] }, title: 'target' },
+          tooltip: [{ field: 'figure' }, { field: 'ratio' }],
+        },
+      },
+    ],
   });
   writeFileSync(FILE, svg);
   return FILE;
