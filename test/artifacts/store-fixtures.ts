@@ -3,12 +3,7 @@
  * query against the test PostgreSQL into a store's staging directory, and a
  * worker pool serves the store's DuckDB reads, as in the server.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { startEmbeddedPostgres } from '../../src/datasources/embedded/start-embedded.ts';
-import { TEMPLATE_DIR } from '../global-setup.ts';
 import postgres from 'postgres';
 import { runExport } from '../../src/export/export-run.ts';
 import type { ArtifactStore, StagedResult } from '../../src/artifacts/types.ts';
@@ -49,23 +44,9 @@ export async function createFixtures(): Promise<Fixtures> {
   };
 }
 
-/**
- * TEST_DATABASE_URL, or an embedded database started from the seeded template
- * (test/global-setup.ts); child processes of this test reach it through the
- * same variable.
- */
+/** The suite's database: TEST_DATABASE_URL (test/global-setup.ts sets it to the embedded one when unset). */
 async function testDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
-  if (process.env.TEST_DATABASE_URL) return { url: process.env.TEST_DATABASE_URL, stop: async () => undefined };
-  const dir = mkdtempSync(join(tmpdir(), 'sluice-fixture-db-'));
-  if (existsSync(TEMPLATE_DIR)) cpSync(TEMPLATE_DIR, dir, { recursive: true });
-  const db = await startEmbeddedPostgres({ dataDir: dir, log: () => undefined });
-  process.env.TEST_DATABASE_URL = db.url;
-  return {
-    url: db.url,
-    async stop() {
-      delete process.env.TEST_DATABASE_URL;
-      await db.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const url = process.env.TEST_DATABASE_URL;
+  if (url === undefined) throw new Error('TEST_DATABASE_URL is not set (test/global-setup.ts sets it).');
+  return { url, stop: async () => undefined };
 }

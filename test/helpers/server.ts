@@ -3,16 +3,14 @@
  * TEST_DATABASE_URL (CI sets it) or, when unset, the embedded default. Each
  * server gets its own data dir and its own tokens for three principals.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { loadConfig } from '../../src/config.ts';
 import { startSluice, type Sluice } from '../../src/server.ts';
-import { TEMPLATE_DIR } from '../global-setup.ts';
-
-/** True when the suites run on the embedded database, which cannot cancel or time out a running statement. */
-export const EMBEDDED = !process.env.TEST_DATABASE_URL;
+/** True when the suites run on the embedded database (see test/global-setup.ts), which cannot cancel or time out a running statement. */
+export const EMBEDDED = process.env.SLUICE_TEST_EMBEDDED === '1' || !process.env.TEST_DATABASE_URL;
 
 export const TOKENS = {
   admin: 'test-admin-token-0001',
@@ -34,8 +32,6 @@ export interface TestServer {
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-test-'));
   const databaseUrl = process.env.TEST_DATABASE_URL;
-  // On the embedded database, start from the template seeded once by test/global-setup.ts.
-  if (!databaseUrl && existsSync(TEMPLATE_DIR)) cpSync(TEMPLATE_DIR, join(env.SLUICE_DATA_DIR ?? dataDir, 'pglite'), { recursive: true });
   const config = loadConfig({
     SLUICE_DATA_DIR: dataDir,
     PORT: '0',

@@ -6,14 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
+import { EMBEDDED, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { activeBackendsWith, eventually, expectFailure, readAll, runQuery, stagingEntries } from './query-test-helpers.ts';
 
 let server: TestServer;
 
 // Stopping a running statement needs a server that honours cancel requests; the
 // embedded PGlite (used when TEST_DATABASE_URL is unset) runs each statement to its end.
-const cancellable = process.env.TEST_DATABASE_URL !== undefined;
+const cancellable = !EMBEDDED;
 
 beforeAll(async () => {
   server = await startTestServer();

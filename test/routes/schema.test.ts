@@ -182,8 +182,8 @@ describe('GET /api/datasources/{id}/tables/{schema.table}', () => {
     const r = await server.request(`/api/datasources/default/tables/${PUBLIC_TABLE}`);
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ schema: 'public', name: PUBLIC_TABLE, primaryKey: ['k'] });
-    // orders lives in rtest_schema, not public.
-    const elsewhere = await server.request('/api/datasources/default/tables/orders');
+    // shipments lives in rtest_schema, not public (the sample dataset has a public.orders).
+    const elsewhere = await server.request('/api/datasources/default/tables/shipments');
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.body.errorCode).toBe('NOT_FOUND');
   });
