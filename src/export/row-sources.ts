@@ -8,7 +8,13 @@
 import { Readable } from 'node:stream';
 import type { PendingQuery, TransactionSql } from 'postgres';
 
-export interface RowSource extends AsyncIterable<Uint8Array> {
+/** Bytes of whole CSV records, and how many records they hold when the source knows. */
+export interface SourceChunk {
+  bytes: Uint8Array;
+  rows: number | null;
+}
+
+export interface RowSource extends AsyncIterable<SourceChunk> {
   /** Asks the server to stop the statement; the iteration then ends with an error. */
   cancel(): void;
 }
@@ -66,6 +72,8 @@ function cancelOnceSent(query: { cancel(): unknown }): void {
 class CopyQueue {
   #chunks: Uint8Array[] = [];
   #bytes = 0;
+  /** PostgreSQL sends one CopyData message, so one 'data' chunk, per row: counting them counts rows. */
+  #rows = 0;
   #stream: Readable | null = null;
   #ended = false;
   #failed = false;
@@ -77,6 +85,7 @@ class CopyQueue {
     stream.on('data', (chunk: Uint8Array) => {
       this.#chunks.push(chunk);
       this.#bytes += chunk.length;
+      this.#rows++;
       if (this.#bytes >= COPY_QUEUE_BYTES) stream.pause();
       this.#notify();
     });
@@ -113,14 +122,16 @@ class CopyQueue {
   }
 
   /** Everything queued so far as one chunk: PostgreSQL sends a message per row, too small to handle one by one. */
-  async *chunks(): AsyncGenerator<Uint8Array> {
+  async *chunks(): AsyncGenerator<SourceChunk> {
     for (;;) {
       if (this.#chunks.length > 0) {
         const chunk = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#bytes);
+        const rows = this.#rows;
         this.#chunks = [];
         this.#bytes = 0;
+        this.#rows = 0;
         if (this.#stream?.isPaused() === true) this.#stream.resume();
-        yield chunk;
+        yield { bytes: chunk, rows };
         continue;
       }
       if (this.#failed) throw this.#error;
@@ -143,11 +154,11 @@ function csvField(value: Buffer | null): string {
 
 export function openCursorSource(tx: TransactionSql, textSql: string, params: unknown[]): RowSource {
   const query = tx.unsafe(textSql, params as never[]).raw() as unknown as PendingQuery<(Buffer | null)[][]>;
-  async function* chunks(): AsyncGenerator<Uint8Array> {
+  async function* chunks(): AsyncGenerator<SourceChunk> {
     for await (const rows of query.cursor(CURSOR_BATCH) as AsyncIterable<(Buffer | null)[][]>) {
       let text = '';
       for (const row of rows) text += row.map(csvField).join(',') + '\n';
-      yield Buffer.from(text, 'utf8');
+      yield { bytes: Buffer.from(text, 'utf8'), rows: rows.length };
     }
   }
   return { cancel: () => cancelOnceSent(query), [Symbol.asyncIterator]: chunks };
