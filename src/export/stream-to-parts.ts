@@ -18,9 +18,10 @@ import { PartWriter } from './part-writer.ts';
 import { toSluiceError } from './pg-errors.ts';
 import type { RowSource } from './row-sources.ts';
 
-// 32 MiB parts keep DuckDB's conversion memory (and so the worker's peak RSS) small while
-// still being large enough that conversion overlaps the next part's download.
-const PART_BYTES = 32 * 1024 * 1024;
+// 16 MiB parts keep DuckDB's conversion memory (and so the process's peak RSS) small while
+// still being large enough that conversion overlaps the next part's download (measured:
+// 32 MiB peaked ~60 MB higher at the same throughput).
+const PART_BYTES = 16 * 1024 * 1024;
 
 type StopReason = 'cancel' | Cap;
 
