@@ -65,7 +65,9 @@ export async function startSluice(config: Config, log: (line: string) => void = 
   const exportWorker: QueryWorkerData = { duckdbThreads: 1, duckdbMemoryLimit: '256MB' };
   const readWorker: QueryWorkerData = { duckdbThreads: 2, duckdbMemoryLimit: '512MB' };
   const queryPool = new WorkerPool(QUERY_WORKER, config.queryWorkers, exportWorker);
-  const readPool = new WorkerPool(QUERY_WORKER, config.readWorkers, readWorker);
+  // Reads start their first worker on the first read: an idle worker is tens of MB, and
+  // a first read waiting half a second matters less than a first query doing so.
+  const readPool = new WorkerPool(QUERY_WORKER, config.readWorkers, readWorker, 0);
   const store = createLocalStore({
     dataDir,
     principalQuotaBytes: config.principalQuotaBytes,

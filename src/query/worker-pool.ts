@@ -1,6 +1,6 @@
 /**
- * A pool of worker threads that run tasks one at a time each. It starts one
- * worker and grows to its size only when tasks wait (each worker holds its
+ * A pool of worker threads that run tasks one at a time each. It starts
+ * with `eager` workers and grows to its size only when tasks wait (each worker holds its
  * own module graph and DuckDB, tens of MB, so idle capacity is not kept
  * warm). Tasks wait in order for a free worker; a cancelled task is dropped from the queue
  * or told to stop; a worker that dies fails its task cleanly and is replaced,
@@ -44,12 +44,12 @@ export class WorkerPool {
   #nextTaskId = 1;
   #closed = false;
 
-  constructor(entry: URL, size: number, workerData: unknown) {
+  /** `eager` workers start at once, so the first tasks do not wait for a thread to load. */
+  constructor(entry: URL, size: number, workerData: unknown, eager = 1) {
     this.#entry = entry;
     this.#workerData = workerData;
     this.#maxSize = size;
-    // One worker from the start, so the first task does not wait for a thread to load.
-    this.#slots.push(this.#spawn());
+    for (let i = 0; i < Math.min(eager, size); i++) this.#slots.push(this.#spawn());
   }
 
   /** Resolves when the workers started so far have loaded. */

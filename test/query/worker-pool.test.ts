@@ -48,6 +48,17 @@ describe('WorkerPool', () => {
     }
   });
 
+  it('can start with no worker and starts one for the first task', async () => {
+    const pool = new WorkerPool(ENTRY, 2, {}, 0);
+    try {
+      expect(pool.size).toBe(0);
+      await expect(pool.run<ReadResult>(read('ok')).result).resolves.toBeDefined();
+      expect(pool.size).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('lets a running task finish before it terminates the worker on close', async () => {
     const pool = new WorkerPool(ENTRY, 1, {});
     await pool.loaded();
