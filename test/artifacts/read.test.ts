@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CURSOR_TTL_MS, CursorCodec, readShape } from '../../src/artifacts/cursor.ts';
-import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
+import { createArtifact, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 
 const SCHEMA = 'rtest_read';
 const TABLE = `${SCHEMA}.t`;
@@ -56,12 +56,7 @@ async function truthIds(where: string, params: unknown[] = [], order = 'id'): Pr
   return rows.map((r) => r.id as number);
 }
 
-async function submit(sql: string, token: string = TOKENS.admin): Promise<string> {
-  const r = await server.request('/api/queries', { body: { sql, materialize: 'always' }, token });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  expect(r.body.data.artifact.decision).toBe('CREATED');
-  return r.body.data.artifact.id as string;
-}
+const submit = (sql: string, token: string = TOKENS.admin): Promise<string> => createArtifact(server, sql, token);
 
 beforeAll(async () => {
   server = await startTestServer();

@@ -29,6 +29,15 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** Runs `sql` with materialize "always" and returns the artifact id (asserting it was created). */
+export async function createArtifact(server: TestServer, sql: string, token: string = TOKENS.admin): Promise<string> {
+  const r = await server.request('/api/queries', { body: { sql, materialize: 'always' }, token });
+  if (r.status !== 200 || r.body.data?.artifact?.decision !== 'CREATED') {
+    throw new Error(`expected an artifact for ${sql}: ${JSON.stringify(r.body)}`);
+  }
+  return r.body.data.artifact.id as string;
+}
+
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-test-'));
   const databaseUrl = process.env.TEST_DATABASE_URL;

@@ -5,7 +5,7 @@
  * other's artifacts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
+import { createArtifact, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 
 const SCHEMA = 'rtest_auth';
 
@@ -20,12 +20,7 @@ function expectFailure(r: { status: number; body: any }, status: number, code: s
   expect(r.body.error.message.length).toBeGreaterThan(0);
 }
 
-async function createArtifact(token: string, sql = `SELECT * FROM ${SCHEMA}.t ORDER BY id`): Promise<string> {
-  const r = await server.request('/api/queries', { body: { sql, materialize: 'always' }, token });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  expect(r.body.data.artifact.decision).toBe('CREATED');
-  return r.body.data.artifact.id as string;
-}
+const artifactOf = (token: string, sql = `SELECT * FROM ${SCHEMA}.t ORDER BY id`): Promise<string> => createArtifact(server, sql, token);
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -104,7 +99,7 @@ describe('roles', () => {
     expect(table.status).toBe(200);
     expect(table.body.data.primaryKey).toEqual(['id']);
 
-    const id = await createArtifact(token);
+    const id = await artifactOf(token);
     const meta = await server.request(`/api/artifacts/${id}`, { token });
     expect(meta.status).toBe(200);
     expect(meta.body.data.rowCount).toBe(120);
@@ -124,7 +119,7 @@ describe('roles', () => {
 
 describe('isolation between principals', () => {
   it('another principal\u2019s artifact is NOT_FOUND on GET and read, and its DELETE deletes nothing', async () => {
-    const id = await createArtifact(TOKENS.analyst);
+    const id = await artifactOf(TOKENS.analyst);
     for (const token of [TOKENS.other, TOKENS.reader, TOKENS.admin]) {
       expectFailure(await server.request(`/api/artifacts/${id}`, { token }), 404, 'NOT_FOUND');
       expectFailure(await server.request(`/api/artifacts/${id}/read`, { body: {}, token }), 404, 'NOT_FOUND');

@@ -1,10 +1,9 @@
 /** Route definitions of /api/artifacts. */
 import { createRoute } from '@hono/zod-openapi';
-import { errorResponses } from '../common/envelope.ts';
+import { errorResponses, jsonResponse } from '../common/envelope.ts';
 import { IdParam } from '../common/schemas.ts';
 import { ArtifactEnvelope, DeleteEnvelope, ListEnvelope, ListQuery, ReadEnvelope, ReadRequest } from './schemas.ts';
 
-const json = <T>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
 export const listArtifacts = createRoute({
   method: 'get',
@@ -12,7 +11,7 @@ export const listArtifacts = createRoute({
   tags: ['Artifacts'],
   summary: 'List the caller\u2019s committed artifacts, newest first',
   request: { query: ListQuery },
-  responses: { 200: json(ListEnvelope, 'A page of artifacts.'), ...errorResponses('INVALID_CURSOR') },
+  responses: { 200: jsonResponse(ListEnvelope, 'A page of artifacts.'), ...errorResponses('INVALID_CURSOR') },
 });
 
 export const getArtifact = createRoute({
@@ -21,7 +20,7 @@ export const getArtifact = createRoute({
   tags: ['Artifacts'],
   summary: 'Describe an artifact',
   request: { params: IdParam },
-  responses: { 200: json(ArtifactEnvelope, 'The artifact.'), ...errorResponses('NOT_FOUND', 'ARTIFACT_EXPIRED') },
+  responses: { 200: jsonResponse(ArtifactEnvelope, 'The artifact.'), ...errorResponses('NOT_FOUND', 'ARTIFACT_EXPIRED') },
 });
 
 export const readArtifact = createRoute({
@@ -33,7 +32,7 @@ export const readArtifact = createRoute({
     'Projection, filters (AND-ed; values bound, never spliced), sort (ties keep artifact row order) and a page window. Following nextCursor until null yields every matching row exactly once, in order. A cursor is bound to the artifact, the caller and the same columns, filters and sort.',
   request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: ReadRequest } } } },
   responses: {
-    200: json(ReadEnvelope, 'A page of rows.'),
+    200: jsonResponse(ReadEnvelope, 'A page of rows.'),
     ...errorResponses('NOT_FOUND', 'ARTIFACT_EXPIRED', 'INVALID_CURSOR', 'CURSOR_EXPIRED', 'UNSUPPORTED_CAPABILITY'),
   },
 });
@@ -44,5 +43,5 @@ export const deleteArtifact = createRoute({
   tags: ['Artifacts'],
   summary: 'Delete an artifact (idempotent)',
   request: { params: IdParam },
-  responses: { 200: json(DeleteEnvelope, 'Deleted (again: still 200 for the owner).'), ...errorResponses('NOT_FOUND') },
+  responses: { 200: jsonResponse(DeleteEnvelope, 'Deleted (again: still 200 for the owner).'), ...errorResponses('NOT_FOUND') },
 });

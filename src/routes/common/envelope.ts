@@ -22,6 +22,11 @@ export function envelope<T extends z.ZodType>(name: string, data: T) {
     .openapi(name);
 }
 
+/** A JSON response entry of a route's OpenAPI definition. */
+export function jsonResponse<T>(schema: T, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
 export interface ErrorBody {
   success: false;
   summary: string;

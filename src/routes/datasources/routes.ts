@@ -1,8 +1,7 @@
 /** Route definitions and schemas of /api/datasources. */
 import { createRoute, z } from '@hono/zod-openapi';
-import { envelope, errorResponses } from '../common/envelope.ts';
+import { envelope, errorResponses, jsonResponse } from '../common/envelope.ts';
 
-const json = <T>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
 const TableSummary = z
   .object({
@@ -29,7 +28,7 @@ export const listDatasources = createRoute({
   tags: ['Schema'],
   summary: 'List the datasources this token may use',
   responses: {
-    200: json(envelope('DatasourceListEnvelope', z.object({ datasources: z.array(z.object({ id: z.string(), description: z.string(), embedded: z.boolean() })) })), 'Datasources.'),
+    200: jsonResponse(envelope('DatasourceListEnvelope', z.object({ datasources: z.array(z.object({ id: z.string(), description: z.string(), embedded: z.boolean() })) })), 'Datasources.'),
     ...errorResponses(),
   },
 });
@@ -48,7 +47,7 @@ export const listTablesRoute = createRoute({
     }),
   },
   responses: {
-    200: json(
+    200: jsonResponse(
       envelope(
         'TableListEnvelope',
         z.object({
@@ -72,5 +71,5 @@ export const describeTableRoute = createRoute({
       table: z.string().min(1).max(300).openapi({ param: { name: 'table', in: 'path' }, description: '`schema.table`, or `table` in public.', example: 'public.orders' }),
     }),
   },
-  responses: { 200: json(envelope('TableDetailEnvelope', TableDetail), 'The table.'), ...errorResponses('NOT_FOUND', 'SQL_ERROR') },
+  responses: { 200: jsonResponse(envelope('TableDetailEnvelope', TableDetail), 'The table.'), ...errorResponses('NOT_FOUND', 'SQL_ERROR') },
 });

@@ -1,10 +1,9 @@
 /** Route definitions of /api/queries: what the OpenAPI document says. */
 import { createRoute } from '@hono/zod-openapi';
-import { errorResponses } from '../common/envelope.ts';
+import { errorResponses, jsonResponse } from '../common/envelope.ts';
 import { IdParam } from '../common/schemas.ts';
 import { PollQuery, QueryEnvelope, QueryRequest } from './schemas.ts';
 
-const json = <T>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
 export const submitQuery = createRoute({
   method: 'post',
@@ -15,8 +14,8 @@ export const submitQuery = createRoute({
     'Runs one read-only statement. Answers with a bounded preview, exact completeness and, when the preview is not the whole result, an artifact holding it. Within waitMs the answer is the final state; past it, 202 with state RUNNING.',
   request: { body: { required: true, content: { 'application/json': { schema: QueryRequest } } } },
   responses: {
-    200: json(QueryEnvelope, 'The query ended (SUCCEEDED or CANCELLED).'),
-    202: json(QueryEnvelope, 'Still running after waitMs; poll GET /api/queries/{id}.'),
+    200: jsonResponse(QueryEnvelope, 'The query ended (SUCCEEDED or CANCELLED).'),
+    202: jsonResponse(QueryEnvelope, 'Still running after waitMs; poll GET /api/queries/{id}.'),
     ...errorResponses('NOT_FOUND', 'READ_ONLY_VIOLATION', 'SQL_ERROR', 'QUERY_TIMEOUT', 'QUERY_CANCELLED', 'RATE_LIMITED'),
   },
 });
@@ -28,8 +27,8 @@ export const getQuery = createRoute({
   summary: 'Poll a query',
   request: { params: IdParam, query: PollQuery },
   responses: {
-    200: json(QueryEnvelope, 'The query ended.'),
-    202: json(QueryEnvelope, 'Still running.'),
+    200: jsonResponse(QueryEnvelope, 'The query ended.'),
+    202: jsonResponse(QueryEnvelope, 'Still running.'),
     ...errorResponses('NOT_FOUND', 'SQL_ERROR', 'QUERY_TIMEOUT', 'READ_ONLY_VIOLATION'),
   },
 });
@@ -42,7 +41,7 @@ export const cancelQuery = createRoute({
   description: 'Stops the query on the database too and removes anything staged. Cancelling a query that already ended changes nothing and returns its state.',
   request: { params: IdParam },
   responses: {
-    200: json(QueryEnvelope, 'The query\u2019s state after the cancel.'),
+    200: jsonResponse(QueryEnvelope, 'The query\u2019s state after the cancel.'),
     ...errorResponses('NOT_FOUND', 'SQL_ERROR', 'QUERY_TIMEOUT'),
   },
 });

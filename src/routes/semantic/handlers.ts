@@ -6,7 +6,7 @@ import { normalizeIntent, SemanticIntent, type SemanticIntentT } from '../../sem
 import type { SemanticService } from '../../semantic/semantic-service.ts';
 import type { VisualizationStore } from '../../semantic/visualization-store.ts';
 import { SluiceError } from '../../errors.ts';
-import { envelope, errorResponses, ok } from '../common/envelope.ts';
+import { envelope, errorResponses, jsonResponse, ok } from '../common/envelope.ts';
 import { IdParam, SessionId } from '../common/schemas.ts';
 import { QueryData } from '../queries/schemas.ts';
 
@@ -22,7 +22,6 @@ const Chart = z
   .strict()
   .openapi('ChartConfig');
 const SEMANTIC_ERRORS = ['NOT_FOUND', 'SEMANTIC_VALIDATION_ERROR', 'SQL_ERROR', 'QUERY_TIMEOUT'] as const;
-const json = <T>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
 const exploresRoute = createRoute({
   method: 'get',
@@ -30,7 +29,7 @@ const exploresRoute = createRoute({
   tags: ['Semantic'],
   summary: 'The explores this caller may use, with field ids and types',
   responses: {
-    200: json(
+    200: jsonResponse(
       envelope(
         'ExploreListEnvelope',
         z.object({
@@ -72,7 +71,7 @@ const queryRoute = createRoute({
       },
     },
   },
-  responses: { 200: json(envelope('SemanticQueryEnvelope', QueryData.extend({ fields: z.array(Field) })), 'The result, with each column named by field id and source.'), ...errorResponses(...SEMANTIC_ERRORS) },
+  responses: { 200: jsonResponse(envelope('SemanticQueryEnvelope', QueryData.extend({ fields: z.array(Field) })), 'The result, with each column named by field id and source.'), ...errorResponses(...SEMANTIC_ERRORS) },
 });
 
 const VisualizationData = z
@@ -85,7 +84,7 @@ const createVizRoute = createRoute({
   tags: ['Semantic'],
   summary: 'Save a chart of an intent (the intent, never compiled SQL), run it, and return its Vega-Lite spec',
   request: { body: { required: true, content: { 'application/json': { schema: z.object({ intent: Intent, chart: Chart, title: z.string().max(200).optional() }).strict().openapi('VisualizationRequest') } } } },
-  responses: { 200: json(envelope('VisualizationEnvelope', VisualizationData), 'The saved visualization.'), ...errorResponses(...SEMANTIC_ERRORS) },
+  responses: { 200: jsonResponse(envelope('VisualizationEnvelope', VisualizationData), 'The saved visualization.'), ...errorResponses(...SEMANTIC_ERRORS) },
 });
 
 const getVizRoute = createRoute({
@@ -95,7 +94,7 @@ const getVizRoute = createRoute({
   summary: 'A saved visualization',
   request: { params: IdParam },
   responses: {
-    200: json(envelope('SavedVisualizationEnvelope', z.object({ id: z.string(), title: z.string().nullable(), intent: z.unknown(), chart: Chart, createdAt: z.string() })), 'The visualization.'),
+    200: jsonResponse(envelope('SavedVisualizationEnvelope', z.object({ id: z.string(), title: z.string().nullable(), intent: z.unknown(), chart: Chart, createdAt: z.string() })), 'The visualization.'),
     ...errorResponses('NOT_FOUND'),
   },
 });
