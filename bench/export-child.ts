@@ -1,6 +1,7 @@
 /**
  * One export in a process of its own, so its peak RSS (VmHWM) and its
- * event-loop stalls are its own. Prints one JSON line.
+ * event-loop stalls are its own. Prints one JSON line. Run compiled
+ * (lib/child.ts); `tsx bench/export-child.ts …` works too, with tsx's memory on top.
  *
  *   tsx bench/export-child.ts sluice <rows>        Sluice in-process: after one small warm-up query (whose
  *                                                  time to preview is the cold figure), POST /api/queries with

@@ -1,7 +1,9 @@
 /**
  * Starts Sluice under one runtime (node, deno or bun: the runtime itself
  * executes the server) and checks it over HTTP: health, a query that makes
- * an artifact, a page read, a cancel, and a clean exit on SIGTERM.
+ * an artifact, a page read, a cancel, and a clean exit on SIGTERM. Node runs
+ * the sources compiled by scripts/build.ts, as `npm start` does (into a
+ * directory of its own, so a dist/ in use is left alone).
  * Usage: runtime-smoke <node|deno|bun>; DATABASE_URL picks the datasource
  * (default: the test PostgreSQL).
  */
@@ -9,18 +11,23 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildServer } from './build.ts';
 
-const COMMANDS: Record<string, string[]> = {
-  node: ['node_modules/.bin/tsx', 'src/index.ts'],
-  deno: ['node_modules/.bin/deno', 'run', '--allow-all', 'src/index.ts'],
-  bun: ['node_modules/.bin/bun', 'src/index.ts'],
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const COMMANDS: Record<string, () => Promise<string[]>> = {
+  node: async () => [process.execPath, join(await buildServer(join(ROOT, 'node_modules', '.cache', 'sluice-smoke-build')), 'src', 'index.js')],
+  deno: async () => ['node_modules/.bin/deno', 'run', '--allow-all', 'src/index.ts'],
+  bun: async () => ['node_modules/.bin/bun', 'src/index.ts'],
 };
 
 export async function smoke(runtime: string, port: number): Promise<string[]> {
-  const command = COMMANDS[runtime];
+  const command = await COMMANDS[runtime]?.();
   if (command === undefined) throw new Error(`unknown runtime ${runtime}`);
   const dataDir = mkdtempSync(join(tmpdir(), `sluice-${runtime}-`));
   const child = spawn(command[0]!, command.slice(1), {
+    cwd: ROOT,
     env: { ...process.env, SLUICE_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

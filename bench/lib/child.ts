@@ -2,16 +2,29 @@
  * Runs one measurement in a process of its own (so peak RSS and event-loop
  * figures of one run never mix with another's) and returns the JSON object
  * the child prints as its last stdout line.
+ *
+ * Children run compiled JavaScript, as `npm start` does (scripts/build.ts):
+ * under tsx the process would also carry a loader thread and per-thread
+ * hooks that the server users run does not have.
  */
 import { spawn } from 'node:child_process';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildServer } from '../../scripts/build.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'sluice-bench-build');
+let built: Promise<string> | null = null;
+
+/** The compiled twin of a source file under src/, workers/ or bench/ (built once per run). */
+export async function compiled(sourcePath: string): Promise<string> {
+  built ??= buildServer(BUILD_DIR, ['src', 'workers', 'bench']);
+  return join(await built, relative(ROOT, sourcePath)).replace(/\.ts$/, '.js');
+}
 
 export async function runChild<T>(script: string, args: string[], options: { nodeOptions?: string; timeoutMs?: number } = {}): Promise<T> {
   const env = { ...process.env, ...(options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions } : {}) };
-  const child = spawn(TSX, [script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [await compiled(script), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

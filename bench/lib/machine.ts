@@ -42,7 +42,7 @@ function sourceState(): string {
   const workers = [...read('src/server.ts').matchAll(/(\w+)\s*(?::\s*QueryWorkerData)?\s*=\s*\{\s*duckdbThreads:\s*(\d+),\s*duckdbMemoryLimit:\s*'([^']+)'/g)]
     .map((m) => `${m[1]} threads=${m[2]} memory_limit=${m[3]}`)
     .join('; ');
-  return `commit ${head}${dirty > 0 ? ` with ${dirty} uncommitted file(s) under src/ and workers/` : ''}; PART_BYTES = ${partBytes}; DuckDB in workers: ${workers || '?'}`;
+  return `commit ${head}${dirty > 0 ? ` with ${dirty} uncommitted file(s) under src/ and workers/` : ''}; PART_BYTES = ${partBytes}; DuckDB in workers: ${workers || '?'}; child processes run src/ compiled to JavaScript (scripts/build.ts), as \`npm start\` does`;
 }
 
 /** The installed version (node_modules/<name>/package.json; some packages do not export that path). */

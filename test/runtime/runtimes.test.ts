@@ -1,6 +1,7 @@
 /**
- * The same sources serve on Node, Deno and Bun: each runtime really runs the
- * server (no Node behind a script), checked over HTTP by the smoke script.
+ * The same sources serve on Node (compiled, as `npm start` runs them), Deno
+ * and Bun: each runtime really runs the server (no Node behind a script),
+ * checked over HTTP by the smoke script.
  */
 import { describe, expect, it } from 'vitest';
 import { smoke } from '../../scripts/runtime-smoke.ts';
@@ -8,6 +9,7 @@ import { EMBEDDED } from '../helpers/server.ts';
 
 // The smoke servers use TEST_DATABASE_URL's PostgreSQL; on the embedded database, npm run smoke:runtimes covers them.
 describe.skipIf(EMBEDDED).each([
+  ['node', 18_600],
   ['deno', 18_601],
   ['bun', 18_602],
 ])('on %s', (runtime, port) => {
