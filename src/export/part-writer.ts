@@ -33,6 +33,8 @@ export class PartWriter {
   #csvFile = '';
   #partRows = 0;
   #partBytes = 0;
+  /** Bound on the longest record of the current part: DuckDB's CSV reader must be told it. */
+  #partLongestRow = 0;
   #pending: Promise<ParquetPart>[] = [];
   /** One DuckDB connection runs one statement at a time, so conversions queue behind each other. */
   #lastConversion: Promise<unknown> = Promise.resolve();
@@ -54,12 +56,17 @@ export class PartWriter {
     return this.#csvFile;
   }
 
-  /** Appends whole records (or the start of one) to the current part. */
-  write(bytes: Uint8Array, records: number): void {
+  get currentLongestRow(): number {
+    return this.#partLongestRow;
+  }
+
+  /** Appends whole records (or the start of one), none longer than `longestRow` bytes, to the current part. */
+  write(bytes: Uint8Array, records: number, longestRow: number): void {
     if (this.#fd === null) this.#open();
     if (bytes.length > 0) writeSync(this.#fd!, bytes);
     this.#partBytes += bytes.length;
     this.#partRows += records;
+    if (longestRow > this.#partLongestRow) this.#partLongestRow = longestRow;
   }
 
   /** Ends the current part (it must end on a record boundary) and starts converting it. */
@@ -69,18 +76,18 @@ export class PartWriter {
     this.#fd = null;
     const csvFile = this.#csvFile;
     const rows = this.#partRows;
+    const longestRow = this.#partLongestRow;
     // Until the next write opens a part, the current part is empty.
     this.#partRows = 0;
     this.#partBytes = 0;
+    this.#partLongestRow = 0;
     const parquetFile = join(this.#dir, `part-${String(this.#partIndex - 1).padStart(5, '0')}.parquet`);
     if (rows === 0) {
       rmSync(csvFile, { force: true });
       return;
     }
-    const conversion = this.#lastConversion.then(
-      () => this.#convert(csvFile, parquetFile, rows),
-      () => this.#convert(csvFile, parquetFile, rows),
-    );
+    const convert = () => this.#convert(csvFile, parquetFile, rows, longestRow);
+    const conversion = this.#lastConversion.then(convert, convert);
     this.#lastConversion = conversion;
     // Observed later by #settleOldest; this keeps an early failure from being "unhandled".
     conversion.catch(() => undefined);
@@ -97,7 +104,7 @@ export class PartWriter {
       this.#open();
       closeSync(this.#fd!);
       this.#fd = null;
-      this.#done.push(await this.#convert(this.#csvFile, join(this.#dir, 'part-00000.parquet'), 0));
+      this.#done.push(await this.#convert(this.#csvFile, join(this.#dir, 'part-00000.parquet'), 0, 0));
     }
     return this.#done;
   }
@@ -118,6 +125,7 @@ export class PartWriter {
     this.#fd = openSync(this.#csvFile, 'w');
     this.#partRows = 0;
     this.#partBytes = 0;
+    this.#partLongestRow = 0;
   }
 
   async #settleOldest(): Promise<void> {
@@ -126,8 +134,8 @@ export class PartWriter {
     this.#done.push(part);
   }
 
-  async #convert(csvFile: string, parquetFile: string, rows: number): Promise<ParquetPart> {
-    await this.#duck.run(csvToParquetSql(csvFile, parquetFile, this.#columns));
+  async #convert(csvFile: string, parquetFile: string, rows: number, longestRow: number): Promise<ParquetPart> {
+    await this.#duck.run(csvToParquetSql(csvFile, parquetFile, this.#columns, longestRow));
     rmSync(csvFile, { force: true });
     // Hashed here, while the next part is still streaming, so commit never rereads the bytes.
     const sha256 = await hashFile(parquetFile);

@@ -2,7 +2,8 @@
  * Turns what postgres.js throws into contract errors: PostgreSQL's own
  * message and 1-based position for a bad statement, READ_ONLY_VIOLATION when
  * the database refused a write, QUERY_TIMEOUT when its statement timeout
- * fired, and a retryable SQL_ERROR when the connection itself failed.
+ * fired, a retryable SQL_ERROR when the connection itself failed, and an
+ * INTERNAL that says so when DuckDB ran out of memory converting a row.
  */
 import { SluiceError, SQLSTATE_QUERY_CANCELED, SQLSTATE_READ_ONLY } from '../errors.ts';
 
@@ -14,6 +15,9 @@ interface PgLikeError {
   hint?: string;
   severity?: string;
 }
+
+const OUT_OF_MEMORY =
+  'A row of the result is too large for the memory an export may use (values of about 10 MB each are the most it holds); select fewer or shorter columns, for example with left(column, n).';
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT']);
 
@@ -43,5 +47,12 @@ export function toSluiceError(error: unknown): SluiceError {
     if (e.hint !== undefined) details.hint = e.hint;
     return new SluiceError('SQL_ERROR', e.message ?? 'The database rejected the statement.', details);
   }
-  return new SluiceError('INTERNAL', 'The query failed unexpectedly.');
+  // With one DuckDB thread and fixed-size row groups, only very long values run the conversion out of memory.
+  const outOfMemory = /^Out of Memory Error/.test(e.message ?? '');
+  const internal = outOfMemory
+    ? new SluiceError('INTERNAL', OUT_OF_MEMORY, { reason: 'OUT_OF_MEMORY' })
+    : new SluiceError('INTERNAL', 'The query failed unexpectedly.');
+  // Never sent to the caller (errors cross to the API as code, message and details); the worker logs it for the operator.
+  internal.cause = error;
+  return internal;
 }

@@ -8,10 +8,12 @@
 import { Readable } from 'node:stream';
 import type { PendingQuery, TransactionSql } from 'postgres';
 
-/** Bytes of whole CSV records, and how many records they hold when the source knows. */
+/** Bytes of whole CSV records, how many records they hold when the source knows, and a bound on the longest. */
 export interface SourceChunk {
   bytes: Uint8Array;
   rows: number | null;
+  /** No record in `bytes` is longer than this (bytes, its newline included); the CSV reader must be told. */
+  longestRow: number;
 }
 
 export interface RowSource extends AsyncIterable<SourceChunk> {
@@ -74,6 +76,8 @@ class CopyQueue {
   #bytes = 0;
   /** PostgreSQL sends one CopyData message, so one 'data' chunk, per row: counting them counts rows. */
   #rows = 0;
+  /** …and the longest chunk is the longest row. */
+  #longest = 0;
   #stream: Readable | null = null;
   #ended = false;
   #failed = false;
@@ -86,6 +90,7 @@ class CopyQueue {
       this.#chunks.push(chunk);
       this.#bytes += chunk.length;
       this.#rows++;
+      if (chunk.length > this.#longest) this.#longest = chunk.length;
       if (this.#bytes >= COPY_QUEUE_BYTES) stream.pause();
       this.#notify();
     });
@@ -127,11 +132,13 @@ class CopyQueue {
       if (this.#chunks.length > 0) {
         const chunk = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#bytes);
         const rows = this.#rows;
+        const longestRow = this.#longest;
         this.#chunks = [];
         this.#bytes = 0;
         this.#rows = 0;
+        this.#longest = 0;
         if (this.#stream?.isPaused() === true) this.#stream.resume();
-        yield { bytes: chunk, rows };
+        yield { bytes: chunk, rows, longestRow };
         continue;
       }
       if (this.#failed) throw this.#error;
@@ -157,8 +164,14 @@ export function openCursorSource(tx: TransactionSql, textSql: string, params: un
   async function* chunks(): AsyncGenerator<SourceChunk> {
     for await (const rows of query.cursor(CURSOR_BATCH) as AsyncIterable<(Buffer | null)[][]>) {
       let text = '';
-      for (const row of rows) text += row.map(csvField).join(',') + '\n';
-      yield { bytes: Buffer.from(text, 'utf8'), rows: rows.length };
+      let longest = 0;
+      for (const row of rows) {
+        const line = row.map(csvField).join(',') + '\n';
+        if (line.length > longest) longest = line.length;
+        text += line;
+      }
+      // A UTF-16 code unit takes at most 3 bytes in UTF-8: a bound without measuring every line.
+      yield { bytes: Buffer.from(text, 'utf8'), rows: rows.length, longestRow: longest * 3 };
     }
   }
   return { cancel: () => cancelOnceSent(query), [Symbol.asyncIterator]: chunks };

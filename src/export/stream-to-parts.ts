@@ -74,11 +74,11 @@ export async function streamToParts(
   async function sendPreview(complete: boolean): Promise<void> {
     previewSent = true;
     const shown = Math.min(rows, previewRows);
-    const previewData = shown > 0 ? await readPreview(duck, writer.currentCsvFile, columns, shown) : [];
+    const previewData = shown > 0 ? await readPreview(duck, writer.currentCsvFile, writer.currentLongestRow, columns, shown) : [];
     hooks.onPreview({ columns: columns.map((c) => ({ name: c.name, type: c.type })), rows: previewData, complete });
   }
 
-  async function take(chunk: Uint8Array, known: number | null): Promise<void> {
+  async function take(chunk: Uint8Array, known: number | null, longestRow: number): Promise<void> {
     if (atRowLimit) {
       cappedBy = rowCap;
       return endStream(false);
@@ -98,7 +98,8 @@ export async function streamToParts(
       cappedBy = 'maxBytes';
     }
     if (records > 0) {
-      await write(carry, chunk.subarray(0, end), records);
+      // A record that began in the carry may be longer than any the source saw whole.
+      await write(carry, chunk.subarray(0, end), records, carry.length === 0 ? longestRow : carry.length + chunk.length);
       carry = chunk.slice(end);
     }
     hooks.onProgress(rows, bytes);
@@ -119,12 +120,13 @@ export async function streamToParts(
    * PART_BYTES, but never before the preview's rows, which are read from the
    * first part. Where parts end depends on the rows alone, not on how the
    * stream happened to be chunked, so an identical result gives identical
-   * parts (and the store keeps them once).
+   * parts (and the store keeps them once). `longestRow` bounds every record's
+   * length.
    */
-  async function write(head: Uint8Array, body: Uint8Array, count: number): Promise<void> {
+  async function write(head: Uint8Array, body: Uint8Array, count: number, longestRow: number): Promise<void> {
     if (writer.currentBytes + head.length + body.length < PART_BYTES) {
-      writer.write(head, 0);
-      writer.write(body, count);
+      writer.write(head, 0, 0);
+      writer.write(body, count, longestRow);
       rows += count;
       bytes += head.length + body.length;
       return;
@@ -134,7 +136,7 @@ export async function streamToParts(
     for (;;) {
       const cut = partEnd(data, PART_BYTES - writer.currentBytes, previewRows + 1 - rows);
       if (cut === null) break;
-      writer.write(data.subarray(0, cut.end), cut.records);
+      writer.write(data.subarray(0, cut.end), cut.records, longestRow);
       rows += cut.records;
       bytes += cut.end;
       left -= cut.records;
@@ -143,17 +145,17 @@ export async function streamToParts(
       await writer.seal();
     }
     if (left > 0) {
-      writer.write(data, left);
+      writer.write(data, left, longestRow);
       rows += left;
       bytes += data.length;
     }
   }
 
   try {
-    for await (const { bytes: chunk, rows: known } of source) {
+    for await (const { bytes: chunk, rows: known, longestRow } of source) {
       if (draining || chunk.length === 0) continue;
       try {
-        await take(chunk, known);
+        await take(chunk, known, longestRow);
       } catch (error) {
         // Our own failure: stop the statement, keep draining, report it after.
         failure = error;
@@ -214,9 +216,9 @@ function storageFailed(previewSent: boolean, result: Pick<ExportResult, 'columns
   return { ...result, completeInPreview: false, parts: null, storageFailure: DISK_FULL };
 }
 
-async function readPreview(duck: DuckDBConnection, csvFile: string, columns: PlannedColumn[], n: number) {
+async function readPreview(duck: DuckDBConnection, csvFile: string, longestRow: number, columns: PlannedColumn[], n: number) {
   const reader = await duck.runAndReadAll(
-    `SELECT ${rowJsonExpression(columns)} FROM (${readCsvSql(csvFile, columns)}) LIMIT ${n}`,
+    `SELECT ${rowJsonExpression(columns)} FROM (${readCsvSql(csvFile, columns, longestRow)}) LIMIT ${n}`,
   );
   return reader.getRowsJS().map((r) => JSON.parse(String(r[0])) as unknown[]);
 }

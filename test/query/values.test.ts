@@ -191,6 +191,30 @@ describe('text', () => {
   });
 });
 
+describe('long rows', () => {
+  // DuckDB's CSV reader refuses a line longer than its max_line_size (2 MB by default) unless told.
+  const big = (rows: unknown[][]) => rows.map((r) => [r[0], (r[1] as string).length, (r[1] as string).slice(-3)]);
+
+  it('a row of several megabytes exports whole, next to short ones', async () => {
+    const r = await both(`select g, case when g = 2 then repeat('x', 5000000) || 'end' else 'short' end as doc from generate_series(1, 3) g`);
+    expect(big(r.rows)).toEqual([[1, 5, 'ort'], [2, 5_000_003, 'end'], [3, 5, 'ort']]);
+  });
+
+  it('through the cursor path too (bound parameters)', async () => {
+    const r = await both(`select g, repeat($1::text, 3000000) || g as doc from generate_series(1, 2) g`, ['é']);
+    expect(big(r.rows)).toEqual([[1, 3_000_001, 'éé1'], [2, 3_000_001, 'éé2']]);
+  });
+
+  it('a row too long for the export memory fails with a message that says so, and the next query runs', async () => {
+    const r = await runQuery(server, { sql: `select g, repeat('x', 60000000) as doc from generate_series(1, 2) g`, materialize: 'always' });
+    expect(r.status).toBe(500);
+    expect(r.body.errorCode).toBe('INTERNAL');
+    expect(r.body.error.details.reason).toBe('OUT_OF_MEMORY');
+    expect(r.body.summary).toMatch(/row of the result is too large/);
+    expect(await value(`select 'still here'`)).toBe('still here');
+  });
+});
+
 describe('structured values', () => {
   it('json and jsonb are their JSON text, as strings', async () => {
     const r = await both(`select '{"b": 1, "a": [1, 2.50, "x"]}'::json as j, '{"b": 1, "a": [1, 2.50, "x"]}'::jsonb as jb, 'null'::jsonb as jn, null::jsonb as sqlnull`);
