@@ -83,7 +83,7 @@ try {
       const duck = await instance.connect();
       await duck.run("SET TimeZone = 'UTC'");
       const t0 = performance.now();
-      for (let i = 0; i < 3; i++) await duck.run(change(csvToParquetSql(firstPart, join(dir, `p0-${i}.parquet`), columns, 0)));
+      for (let i = 0; i < 3; i++) await duck.run(change(csvToParquetSql(firstPart, join(dir, `p0-${i}.parquet`), columns, { longestRow: 0, mayHoldBc: false })));
       process.stdout.write(`   (${((performance.now() - t0) / 3).toFixed(0)} ms per part) `);
       duck.closeSync();
       instance.closeSync();

@@ -153,7 +153,7 @@ try {
     const duck = await instance.connect();
     await duck.run("SET TimeZone = 'UTC'");
     await stage(`4  DuckDB CSV → Parquet, threads=${threads} memory_limit=${memory || 'default'}`, async () => {
-      for (const p of parts) await duck.run(csvToParquetSql(p, p.replace(/\.csv$/, '.parquet'), columns, 0));
+      for (const p of parts) await duck.run(csvToParquetSql(p, p.replace(/\.csv$/, '.parquet'), columns, { longestRow: 0, mayHoldBc: false }));
     });
     duck.closeSync();
   }

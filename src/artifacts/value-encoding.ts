@@ -7,7 +7,18 @@
  */
 import { quoteIdent, type StorageKind } from '../export/column-plan.ts';
 
-const TS_FORMAT = "'%Y-%m-%dT%H:%M:%S.%f'";
+/**
+ * The formatted text of a date or timestamp, written as PostgreSQL writes its
+ * era: 44 BC is `0044-03-15 BC`, after the time when there is one. DuckDB's
+ * %Y is the astronomical year (-43); year() on a TIMESTAMPTZ is the era's.
+ */
+function withEra(ref: string, duckType: string, afterYear: string): string {
+  return (
+    `CASE WHEN ${ref} < CAST('0001-01-01' AS ${duckType}) ` +
+    `THEN printf('%04d', 1 - CAST(strftime(${ref}, '%Y') AS INTEGER)) || strftime(${ref}, '${afterYear}') || ' BC' ` +
+    `ELSE strftime(${ref}, '%Y${afterYear}') END`
+  );
+}
 
 function nonFinite(ref: string, duckType: string, finite: string): string {
   return (
@@ -36,12 +47,12 @@ export function valueJsonExpression(storage: StorageKind, storageName: string): 
         `WHEN isinf(${ref}) THEN '"-Infinity"'::JSON ELSE to_json(${ref}) END`
       );
     case 'date':
-      return nonFinite(ref, 'DATE', `to_json(strftime(${ref}, '%Y-%m-%d'))`);
+      return nonFinite(ref, 'DATE', `to_json(${withEra(ref, 'DATE', '-%m-%d')})`);
     case 'timestamp':
-      return nonFinite(ref, 'TIMESTAMP', `to_json(strftime(${ref}, ${TS_FORMAT}))`);
+      return nonFinite(ref, 'TIMESTAMP', `to_json(${withEra(ref, 'TIMESTAMP', '-%m-%dT%H:%M:%S.%f')})`);
     case 'timestamptz':
       // The reading connection runs with TimeZone=UTC, so this is the UTC wall clock.
-      return nonFinite(ref, 'TIMESTAMPTZ', `to_json(strftime(${ref}, ${TS_FORMAT} || 'Z'))`);
+      return nonFinite(ref, 'TIMESTAMPTZ', `to_json(${withEra(ref, 'TIMESTAMPTZ', '-%m-%dT%H:%M:%S.%fZ')})`);
     case 'json_array':
       return `CAST(${ref} AS JSON)`;
   }

@@ -12,7 +12,7 @@ import { createReadStream } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { PlannedColumn } from './column-plan.ts';
-import { csvToParquetSql } from './duckdb-csv.ts';
+import { BC_MARK, csvToParquetSql, type PartShape } from './duckdb-csv.ts';
 
 export interface ParquetPart {
   /** File name inside the export's directory. */
@@ -33,8 +33,12 @@ export class PartWriter {
   #csvFile = '';
   #partRows = 0;
   #partBytes = 0;
-  /** Bound on the longest record of the current part: DuckDB's CSV reader must be told it. */
-  #partLongestRow = 0;
+  /** What DuckDB's CSV reader must be told about the current part. */
+  #shape: PartShape = { longestRow: 0, mayHoldBc: false };
+  /** Only results with date or timestamp columns look for BC values. */
+  readonly #datesPresent: boolean;
+  /** The last bytes written, so a BC mark split between two writes is still seen. */
+  #tail: Uint8Array = new Uint8Array(0);
   #pending: Promise<ParquetPart>[] = [];
   /** One DuckDB connection runs one statement at a time, so conversions queue behind each other. */
   #lastConversion: Promise<unknown> = Promise.resolve();
@@ -45,6 +49,7 @@ export class PartWriter {
     this.#columns = columns;
     this.#duck = duck;
     this.#maxPendingConversions = maxPendingConversions;
+    this.#datesPresent = columns.some((c) => c.storage === 'date' || c.storage === 'timestamp' || c.storage === 'timestamptz');
   }
 
   /** Bytes and records in the part being written. */
@@ -56,8 +61,8 @@ export class PartWriter {
     return this.#csvFile;
   }
 
-  get currentLongestRow(): number {
-    return this.#partLongestRow;
+  get currentShape(): PartShape {
+    return { ...this.#shape };
   }
 
   /** Appends whole records (or the start of one), none longer than `longestRow` bytes, to the current part. */
@@ -66,7 +71,13 @@ export class PartWriter {
     if (bytes.length > 0) writeSync(this.#fd!, bytes);
     this.#partBytes += bytes.length;
     this.#partRows += records;
-    if (longestRow > this.#partLongestRow) this.#partLongestRow = longestRow;
+    if (longestRow > this.#shape.longestRow) this.#shape.longestRow = longestRow;
+    if (this.#datesPresent && !this.#shape.mayHoldBc && bytes.length > 0) {
+      // About 10 GB/s: a 5M-row export spends well under 0.1 s here.
+      const seam = Buffer.concat([this.#tail, bytes.subarray(0, BC_MARK.length - 1)]);
+      this.#shape.mayHoldBc = seam.includes(BC_MARK) || Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).includes(BC_MARK);
+      this.#tail = bytes.slice(Math.max(0, bytes.length - (BC_MARK.length - 1)));
+    }
   }
 
   /** Ends the current part (it must end on a record boundary) and starts converting it. */
@@ -76,17 +87,17 @@ export class PartWriter {
     this.#fd = null;
     const csvFile = this.#csvFile;
     const rows = this.#partRows;
-    const longestRow = this.#partLongestRow;
+    const shape = this.#shape;
     // Until the next write opens a part, the current part is empty.
     this.#partRows = 0;
     this.#partBytes = 0;
-    this.#partLongestRow = 0;
+    this.#resetShape();
     const parquetFile = join(this.#dir, `part-${String(this.#partIndex - 1).padStart(5, '0')}.parquet`);
     if (rows === 0) {
       rmSync(csvFile, { force: true });
       return;
     }
-    const convert = () => this.#convert(csvFile, parquetFile, rows, longestRow);
+    const convert = () => this.#convert(csvFile, parquetFile, rows, shape);
     const conversion = this.#lastConversion.then(convert, convert);
     this.#lastConversion = conversion;
     // Observed later by #settleOldest; this keeps an early failure from being "unhandled".
@@ -104,7 +115,7 @@ export class PartWriter {
       this.#open();
       closeSync(this.#fd!);
       this.#fd = null;
-      this.#done.push(await this.#convert(this.#csvFile, join(this.#dir, 'part-00000.parquet'), 0, 0));
+      this.#done.push(await this.#convert(this.#csvFile, join(this.#dir, 'part-00000.parquet'), 0, this.#shape));
     }
     return this.#done;
   }
@@ -125,7 +136,12 @@ export class PartWriter {
     this.#fd = openSync(this.#csvFile, 'w');
     this.#partRows = 0;
     this.#partBytes = 0;
-    this.#partLongestRow = 0;
+    this.#resetShape();
+  }
+
+  #resetShape(): void {
+    this.#shape = { longestRow: 0, mayHoldBc: false };
+    this.#tail = new Uint8Array(0);
   }
 
   async #settleOldest(): Promise<void> {
@@ -134,8 +150,8 @@ export class PartWriter {
     this.#done.push(part);
   }
 
-  async #convert(csvFile: string, parquetFile: string, rows: number, longestRow: number): Promise<ParquetPart> {
-    await this.#duck.run(csvToParquetSql(csvFile, parquetFile, this.#columns, longestRow));
+  async #convert(csvFile: string, parquetFile: string, rows: number, shape: PartShape): Promise<ParquetPart> {
+    await this.#duck.run(csvToParquetSql(csvFile, parquetFile, this.#columns, shape));
     rmSync(csvFile, { force: true });
     // Hashed here, while the next part is still streaming, so commit never rereads the bytes.
     const sha256 = await hashFile(parquetFile);

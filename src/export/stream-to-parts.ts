@@ -11,7 +11,7 @@ import { SluiceError } from '../errors.ts';
 import { rowJsonExpression } from '../artifacts/value-encoding.ts';
 import type { PlannedColumn } from './column-plan.ts';
 import { CsvRecordScanner } from './csv-record-scanner.ts';
-import { readCsvSql } from './duckdb-csv.ts';
+import { readCsvSql, type PartShape } from './duckdb-csv.ts';
 import type { ExportHooks } from './export-run.ts';
 import type { Cap, ExportRequest, ExportResult } from './export-types.ts';
 import { PartWriter } from './part-writer.ts';
@@ -74,7 +74,7 @@ export async function streamToParts(
   async function sendPreview(complete: boolean): Promise<void> {
     previewSent = true;
     const shown = Math.min(rows, previewRows);
-    const previewData = shown > 0 ? await readPreview(duck, writer.currentCsvFile, writer.currentLongestRow, columns, shown) : [];
+    const previewData = shown > 0 ? await readPreview(duck, writer.currentCsvFile, writer.currentShape, columns, shown) : [];
     hooks.onPreview({ columns: columns.map((c) => ({ name: c.name, type: c.type })), rows: previewData, complete });
   }
 
@@ -216,9 +216,9 @@ function storageFailed(previewSent: boolean, result: Pick<ExportResult, 'columns
   return { ...result, completeInPreview: false, parts: null, storageFailure: DISK_FULL };
 }
 
-async function readPreview(duck: DuckDBConnection, csvFile: string, longestRow: number, columns: PlannedColumn[], n: number) {
+async function readPreview(duck: DuckDBConnection, csvFile: string, shape: PartShape, columns: PlannedColumn[], n: number) {
   const reader = await duck.runAndReadAll(
-    `SELECT ${rowJsonExpression(columns)} FROM (${readCsvSql(csvFile, columns, longestRow)}) LIMIT ${n}`,
+    `SELECT ${rowJsonExpression(columns)} FROM (${readCsvSql(csvFile, columns, shape)}) LIMIT ${n}`,
   );
   return reader.getRowsJS().map((r) => JSON.parse(String(r[0])) as unknown[]);
 }

@@ -82,6 +82,16 @@ describe('numbers', () => {
     expect(await value(`select 'NaN'::numeric as n`)).toBe('NaN');
   });
 
+  it('NaN in a numeric(p,s) column is refused with what to cast, and the cast keeps it', async () => {
+    await server.sql.unsafe(`create table ${SCHEMA}.nan_case (x numeric(12,2)); insert into ${SCHEMA}.nan_case values (1.5), ('NaN')`);
+    const refused = await runQuery(server, { sql: `select x from ${SCHEMA}.nan_case`, materialize: 'always' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errorCode).toBe('SQL_ERROR');
+    expect(refused.body.error.details.reason).toBe('NUMERIC_NAN');
+    expect(refused.body.summary).toMatch(/x::numeric/);
+    expect((await both(`select x::numeric as x from ${SCHEMA}.nan_case order by x`)).rows).toEqual([['1.50'], ['NaN']]);
+  });
+
   it('numeric columns of a table keep their scale, constrained or not', async () => {
     const r = await both(`select price, ratio, wide from ${SCHEMA}.money order by id`);
     expect(r.columns).toEqual([
@@ -146,6 +156,30 @@ describe('dates and times', () => {
               '-infinity'::timestamp as d, 'infinity'::date as e, '-infinity'::date as f`,
     );
     expect(r.rows).toEqual([['infinity', '-infinity', 'infinity', '-infinity', 'infinity', '-infinity']]);
+  });
+
+  it('BC dates and timestamps keep their era, written as PostgreSQL writes it', async () => {
+    // DuckDB's date parser used to drop " BC" silently, turning 44 BC into 44 AD.
+    const sql = `select '0044-03-15 BC'::date as d, '0044-03-15 12:34:56.5 BC'::timestamp as ts,
+      '0044-03-15 12:34:56.5+00 BC'::timestamptz as tz, '0001-12-31 BC'::date as last_bc, '4713-01-01 BC'::date as earliest,
+      '0001-01-01'::date as first_ad, 'Vancouver BC' as city`;
+    const expected = ['0044-03-15 BC', '0044-03-15T12:34:56.500000 BC', '0044-03-15T12:34:56.500000Z BC', '0001-12-31 BC', '4713-01-01 BC', '0001-01-01', 'Vancouver BC'];
+    expect((await both(sql)).rows).toEqual([expected]);
+    expect((await both(`${sql} where $1::int = 1`, [1])).rows).toEqual([expected]);
+  });
+
+  it('BC dates are stored as dates: a sorted read puts them before AD ones', async () => {
+    const r = await runQuery(server, {
+      sql: `select d from (values ('2026-01-31'::date), ('0044-03-15 BC'), ('0001-01-01'), ('0001-12-31 BC'), ('4713-01-01 BC')) v(d)`,
+      materialize: 'always',
+    });
+    const page = await server.request(`/api/artifacts/${r.body.data.artifact.id}/read`, { body: { sort: [{ column: 'd', direction: 'asc' }] } });
+    expect(page.body.data.rows).toEqual([['4713-01-01 BC'], ['0044-03-15 BC'], ['0001-12-31 BC'], ['0001-01-01'], ['2026-01-31']]);
+  });
+
+  it('a text value ending in " BC" next to ordinary dates changes nothing', async () => {
+    const r = await both(`select 'Victoria, BC' as city, '2026-01-31'::date as d, '2026-01-31 10:00:00+00'::timestamptz as t`);
+    expect(r.rows).toEqual([['Victoria, BC', '2026-01-31', '2026-01-31T10:00:00.000000Z']]);
   });
 
   it('interval is its PostgreSQL text in the postgres style', async () => {
