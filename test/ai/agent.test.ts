@@ -155,7 +155,7 @@ describe('chat', () => {
   it('shows the model the bounded schema, returns it, and labels SQL without running it', async () => {
     llm.script({ content: 'Try:\n```sql\nselect status, count(*) from aitest.tickets group by 1\n```\nor\n```sql\nupdate aitest.tickets set status = \'x\'\n```\n```sql\ncreate index on aitest.tickets (status)\n```\n```sql\nvacuum aitest.tickets\n```' });
     const r = await server.request('/api/ai/chat', { body: { messages: [{ role: 'user', content: 'count tickets by status' }] } });
-    expect(r.status).toBe(200);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.blocks.map((b: any) => b.kind)).toEqual(['select', 'dml', 'ddl', 'other']);
     expect(r.body.model).toBe('fake-model');
     expect(r.body.schema).toContain('aitest.tickets');
