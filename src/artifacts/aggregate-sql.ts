@@ -7,7 +7,8 @@
  */
 import { SluiceError } from '../errors.ts';
 import { quoteIdent, quoteLiteral, type PlannedColumn, type StorageKind } from '../export/column-plan.ts';
-import { comparable, filterSql, resolveColumn, type BoundValue, type PartFile } from './read-sql.ts';
+import type { BoundValue } from './filter-values.ts';
+import { comparable, filterSql, resolveColumn, type PartFile } from './read-sql.ts';
 import type { AggregateRequest } from './types.ts';
 import { rowJsonExpression } from './value-encoding.ts';
 

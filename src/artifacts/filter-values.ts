@@ -8,7 +8,9 @@
  */
 import { SluiceError } from '../errors.ts';
 import type { PlannedColumn } from '../export/column-plan.ts';
-import type { BoundValue } from './read-sql.ts';
+
+/** A value bound to a DuckDB statement's parameter, never spliced into its text. */
+export type BoundValue = string | number | boolean | null;
 
 const NUMBER = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 const INTEGER = /^[+-]?\d+$/;

@@ -9,9 +9,7 @@ import { SluiceError } from '../errors.ts';
 import { quoteIdent, quoteLiteral, type PlannedColumn } from '../export/column-plan.ts';
 import { FILTER_OPS, type Filter, type FilterOp, type ReadRequest, type SortKey } from './types.ts';
 import { rowJsonExpression } from './value-encoding.ts';
-import { bindType, checkFilterValue } from './filter-values.ts';
-
-export type BoundValue = string | number | boolean | null;
+import { bindType, checkFilterValue, type BoundValue } from './filter-values.ts';
 
 export interface PartFile {
   path: string;

@@ -13,18 +13,11 @@ import { planColumns, sourceExpression, type PlannedColumn } from './column-plan
 import { describeQuery } from './describe-query.ts';
 import { openCopySource, openCursorSource, type RowSource } from './row-sources.ts';
 import { toSluiceError } from './pg-errors.ts';
-import type { Cap, ExportRequest, ExportResult, PreviewData } from './export-types.ts';
+import type { ExportHooks, ExportRequest, ExportResult } from './export-types.ts';
 import { streamToParts } from './stream-to-parts.ts';
 
 /** PostgreSQL's own timeout sits behind the duration cap, so the cap (a clean prefix) fires first. */
 const STATEMENT_TIMEOUT_GRACE_MS = 2_000;
-
-export interface ExportHooks {
-  onPreview(preview: PreviewData): void;
-  onProgress(rowsWritten: number, bytesWritten: number): void;
-  /** Registers the function that stops this export; called with the reason. */
-  onStopper(stop: (reason: 'cancel' | Cap) => void): void;
-}
 
 export async function runExport(
   sql: Sql,

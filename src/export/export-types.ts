@@ -51,3 +51,11 @@ export interface ExportResult {
   /** Why the artifact could not be written (the disk filled), when the preview could still be given. */
   storageFailure: string | null;
 }
+
+/** How an export reports while it runs (inside the worker, to the message port). */
+export interface ExportHooks {
+  onPreview(preview: PreviewData): void;
+  onProgress(rowsWritten: number, bytesWritten: number): void;
+  /** Registers the function that stops this export; called with the reason. */
+  onStopper(stop: (reason: 'cancel' | Cap) => void): void;
+}

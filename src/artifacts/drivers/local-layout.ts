@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { SqliteDatabase } from '../../runtime/sqlite.ts';
 import type { WriteFileTask } from '../../query/worker-protocol.ts';
-import type { BoundValue } from '../read-sql.ts';
+import type { BoundValue } from '../filter-values.ts';
 import type { ArtifactRows } from './artifact-rows.ts';
 
 export interface StoreWorkers {
