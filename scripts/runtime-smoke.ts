@@ -54,10 +54,14 @@ export async function smoke(runtime: string, port: number): Promise<string[]> {
       const r = await fetch(`${base}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { 'x-token': token, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
       return { status: r.status, body: (await r.json()) as any };
     };
-    const query = await api('/api/queries', { sql: 'select g::int8 as id, g % 7 as k from generate_series(1, 5000) g', previewRows: 5 });
+    const query = await api('/api/queries', {
+      sql: "select g::int8 as id, g % 7 as k, timestamptz '2026-01-31 10:00:00+00' + g * interval '1 second' as t from generate_series(1, 5000) g",
+      previewRows: 5,
+    });
     check(query.status === 200 && query.body.data.artifact.decision === 'CREATED' && query.body.data.completeness.totalRows === 5000, 'query with an artifact');
     const page = await api(`/api/artifacts/${query.body.data.artifact.id}/read`, { limit: 3, sort: [{ column: 'id', direction: 'desc' }] });
-    check(page.status === 200 && page.body.data.rows[0][0] === '5000' && typeof page.body.data.nextCursor === 'string', 'page read');
+    const [first] = page.body.data.rows;
+    check(page.status === 200 && first[0] === '5000' && first[2] === '2026-01-31T11:23:20.000000Z' && typeof page.body.data.nextCursor === 'string', 'page read');
     const slow = await api('/api/queries', { sql: 'select pg_sleep(20)', waitMs: 0 });
     const cancelled = await api(`/api/queries/${slow.body.data.queryId}/cancel`, {});
     check(cancelled.status === 200 && cancelled.body.data.state === 'CANCELLED', 'cancel');
