@@ -147,17 +147,18 @@ export function sourceExpression(column: PlannedColumn, index: number, elementTy
 
 /**
  * PostgreSQL's JSON form of a timestamp drops trailing fractional zeros and
- * (in the export's UTC session) ends a timestamptz with +00:00. Array
- * elements are rewritten to the scalar encoding, six fractional digits and a
- * Z, in three passes: add a missing fraction, pad it, cut it to six digits.
+ * (in the export's UTC session) ends a timestamptz with +00:00, then a BC
+ * one with " BC". Array elements are rewritten to the scalar encoding, six
+ * fractional digits, a Z, the era last, in three passes: add a missing
+ * fraction, pad it, cut it to six digits.
  */
 function isoTimestamps(json: string, utc: boolean): string {
   const time = String.raw`T\d\d:\d\d:\d\d`;
-  const end = utc ? String.raw`\+00:00"` : '"';
-  const endText = utc ? '+00:00"' : '"';
+  const end = utc ? String.raw`\+00:00( BC)?"` : '( BC)?"';
+  const endText = utc ? String.raw`+00:00\2"` : String.raw`\2"`;
   const withFraction = `regexp_replace(${json}, ${escapedLiteral(`(${time})${end}`)}, ${escapedLiteral(String.raw`\1.` + endText)}, 'g')`;
   const padded = `regexp_replace(${withFraction}, ${escapedLiteral(String.raw`(${time}\.\d*)${end}`)}, ${escapedLiteral(String.raw`\1000000` + endText)}, 'g')`;
-  return `regexp_replace(${padded}, ${escapedLiteral(String.raw`(${time}\.\d{6})\d*${end}`)}, ${escapedLiteral(String.raw`\1` + (utc ? 'Z"' : '"'))}, 'g')`;
+  return `regexp_replace(${padded}, ${escapedLiteral(String.raw`(${time}\.\d{6})\d*${end}`)}, ${escapedLiteral(String.raw`\1` + (utc ? 'Z' : '') + String.raw`\2"`)}, 'g')`;
 }
 
 /** A PostgreSQL E'' literal: backslashes mean the same whatever standard_conforming_strings says. */

@@ -290,6 +290,20 @@ describe('structured values', () => {
     ]);
   });
 
+  it('BC elements of timestamp and date arrays are written as the scalars are', async () => {
+    const r = await both(
+      `select array['0044-03-15 12:00 BC', '0044-03-15 12:00:00.5+00 BC', '2026-01-31 10:00:00+00']::timestamptz[] as tz,
+              array['0044-03-15 12:00:01.123 BC']::timestamp[] as ts, array['0044-03-15 BC']::date[] as d`,
+    );
+    expect(r.rows).toEqual([
+      [
+        ['0044-03-15T12:00:00.000000Z BC', '0044-03-15T12:00:00.500000Z BC', '2026-01-31T10:00:00.000000Z'],
+        ['0044-03-15T12:00:01.123000 BC'],
+        ['0044-03-15 BC'],
+      ],
+    ]);
+  });
+
   it('columns named like the reader\u2019s own (filename, file_row_number) stay readable', async () => {
     const r = await both(`select 'f.csv' as filename, 7 as file_row_number, 1 as "FILENAME"`);
     expect(r.columns.map((c) => c.name)).toEqual(['filename', 'file_row_number', 'FILENAME']);
