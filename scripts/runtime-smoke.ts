@@ -18,7 +18,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 const COMMANDS: Record<string, () => Promise<string[]>> = {
   node: async () => [process.execPath, join(await buildServer(join(ROOT, 'node_modules', '.cache', 'sluice-smoke-build')), 'src', 'index.js')],
-  deno: async () => ['node_modules/.bin/deno', 'run', '--allow-all', 'src/index.ts'],
+  // The documented command, so a broken task fails here.
+  deno: async () => ['node_modules/.bin/deno', 'task', 'start'],
   bun: async () => ['node_modules/.bin/bun', 'src/index.ts'],
 };
 
