@@ -11,11 +11,14 @@
  * Relative imports are rewritten from `.ts` to `.js`; packages stay imports
  * resolved from node_modules, so the output directory must sit inside the
  * project. It is written next to its final place and renamed into it: a
- * half-written tree is never what a starting server loads.
+ * half-written tree is never what a starting server loads. When it comes out
+ * the same as the tree in place, the tree in place is kept, so a second
+ * `npm start` beside a running server leaves that server's files alone.
  *
  *   tsx scripts/build.ts [outdir=dist]   (what `npm start` runs first)
  */
-import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -23,6 +26,20 @@ import { build, type Plugin } from 'esbuild';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What `npm start` needs; the benchmarks add bench/ to run their children compiled too. */
 const SERVER_DIRS = ['src', 'workers'];
+
+/** One digest of every file's path and bytes under `dir`. */
+function treeDigest(dir: string): string {
+  const hash = createHash('sha256');
+  const visit = (sub: string): void => {
+    for (const entry of readdirSync(join(dir, sub), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(sub, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else hash.update(`${path}\0`).update(readFileSync(join(dir, path))).update('\0');
+    }
+  };
+  visit('');
+  return hash.digest('hex');
+}
 
 function typeScriptFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -63,6 +80,7 @@ export async function buildServer(outdir = join(ROOT, 'dist'), dirs = SERVER_DIR
       sourcemap: 'linked',
       logLevel: 'warning',
     });
+    if (existsSync(target) && treeDigest(target) === treeDigest(staging)) return target;
     const previous = `${target}.previous-${process.pid}`;
     if (existsSync(target)) renameSync(target, previous);
     renameSync(staging, target);
