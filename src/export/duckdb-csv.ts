@@ -8,8 +8,8 @@ import { quoteIdent, quoteLiteral, type PlannedColumn } from './column-plan.ts';
 
 /**
  * The reader's buffer. DuckDB's default is 32 MB (16 × its 2 MB line limit),
- * held whole while a part converts; 4 MiB is about 55 MB less resident
- * memory per conversion. A part with a longer record gets a buffer that holds
+ * held whole while a part converts; 4 MiB keeps an export's peak about 40 MB
+ * lower at the same speed (A/B in bench/RESULTS.md). A part with a longer record gets a buffer that holds
  * it: the reader refuses a line longer than its max_line_size, and its buffer
  * must be at least that long.
  */
