@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { startSluice } from '../src/server.ts';
+import { quietLogger } from '../src/logger.ts';
 
 /** Where the document is checked in, relative to the repository root. */
 export const OPENAPI_FILE = new URL('../openapi/openapi.json', import.meta.url);
@@ -41,7 +42,7 @@ export async function fetchServedDocument(): Promise<ServedDocument> {
       SLUICE_READ_WORKERS: '1',
     });
     // Start-up logs (an unreachable-datasource warning) are not wanted here.
-    const sluice = await startSluice(config, () => undefined);
+    const sluice = await startSluice(config, quietLogger);
     try {
       const response = await sluice.app.request('/openapi.json');
       if (response.status !== 200) throw new Error(`GET /openapi.json answered ${response.status}.`);

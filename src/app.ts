@@ -13,7 +13,8 @@ import { authenticate, type AppEnv } from './auth/middleware.ts';
 import { rateLimit } from './auth/rate-limit.ts';
 import type { TokenDirectory } from './auth/principals.ts';
 import type { DatasourceRegistry } from './datasources/registry.ts';
-import { SluiceError } from './errors.ts';
+import { SluiceError, toSluiceError } from './errors.ts';
+import type { Logger } from './logger.ts';
 import type { QueryService } from './query/query-service.ts';
 import { registerAggregateAndDownload } from './routes/artifacts/aggregate-download.ts';
 import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
@@ -47,6 +48,7 @@ export interface AppDeps {
   rateLimitPerMinute: number;
   isReady: () => boolean;
   version: string;
+  log: Logger;
 }
 
 function validationError(issues: { path: PropertyKey[]; message: string }[]): SluiceError {
@@ -66,13 +68,10 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   app.onError((error, c) => {
     let failure: SluiceError;
-    if (error instanceof SluiceError) failure = error;
-    else if (error instanceof HTTPException && error.status === 413) failure = new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
+    if (error instanceof HTTPException && error.status === 413) failure = new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
     else if (error instanceof HTTPException && error.status < 500) failure = new SluiceError('VALIDATION_ERROR', 'The request body is not valid JSON, or the Content-Type is not application/json.');
-    else {
-      console.error('unhandled error:', error);
-      failure = new SluiceError('INTERNAL', 'An internal error occurred.');
-    }
+    else failure = toSluiceError(error);
+    if (failure.code === 'INTERNAL') deps.log.error(`${c.req.method} ${c.req.path} failed:`, failure.cause ?? error);
     if (failure.code === 'RATE_LIMITED' && typeof failure.details?.retryAfterSeconds === 'number') {
       c.header('Retry-After', String(failure.details.retryAfterSeconds));
     }

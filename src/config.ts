@@ -4,6 +4,7 @@
  * that names the variable instead of failing later at a distance.
  */
 import { z } from 'zod';
+import { ROLES } from './vocabulary.ts';
 
 const GIB = 1024 * 1024 * 1024;
 
@@ -16,7 +17,7 @@ const datasourceSchema = z.object({
 const tokenSchema = z.object({
   token: z.string().min(8),
   principal: z.string().regex(/^[A-Za-z0-9_.@-]{1,128}$/),
-  roles: z.array(z.enum(['reader', 'analyst', 'admin'])).optional(),
+  roles: z.array(z.enum(ROLES)).optional(),
   datasources: z.array(z.string()).optional(),
 });
 

@@ -1,7 +1,10 @@
 /**
- * The error vocabulary of the API. Every failure a caller can see is a
- * SluiceError with a stable code from the contract; anything else is turned
- * into INTERNAL at the edge, so no stack trace or path ever leaves the process.
+ * The error vocabulary of the API and the one way to it. Every failure a
+ * caller can see is a SluiceError with a stable code from the contract;
+ * `toSluiceError` turns anything thrown (a SluiceError, a database error, a
+ * DuckDB error, anything else) into one, so no caller decides it again and
+ * no stack trace or path ever leaves the process. Errors cross a worker
+ * boundary as ErrorData, status included.
  */
 export const ERROR_CODES = [
   'UNAUTHORIZED',
@@ -22,6 +25,8 @@ export const ERROR_CODES = [
   'AI_NOT_CONFIGURED',
   'AI_UPSTREAM_ERROR',
   'SEMANTIC_VALIDATION_ERROR',
+  'STORAGE_UNAVAILABLE',
+  'ARTIFACT_CORRUPT',
   'INTERNAL',
 ] as const;
 
@@ -46,6 +51,8 @@ const STATUS: Record<ErrorCode, number> = {
   AI_NOT_CONFIGURED: 503,
   AI_UPSTREAM_ERROR: 502,
   SEMANTIC_VALIDATION_ERROR: 400,
+  STORAGE_UNAVAILABLE: 503,
+  ARTIFACT_CORRUPT: 500,
   INTERNAL: 500,
 };
 
@@ -57,7 +64,7 @@ export function statusOf(code: ErrorCode): number {
 export class SluiceError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
-  /** Overrides the code's usual status where the class differs (a retryable 503). */
+  /** Overrides the code's usual status where the class differs (a retryable 503, a full disk's 507). */
   readonly statusOverride: number | undefined;
 
   constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, status?: number) {
@@ -71,6 +78,11 @@ export class SluiceError extends Error {
   get status(): number {
     return this.statusOverride ?? statusOf(this.code);
   }
+
+  /** The same error with details added (the status kept). */
+  withDetails(details: Record<string, unknown>): SluiceError {
+    return new SluiceError(this.code, this.message, { ...this.details, ...details }, this.statusOverride);
+  }
 }
 
 /** The plain-data form of an error, as it crosses a worker boundary. */
@@ -78,21 +90,80 @@ export interface ErrorData {
   code: ErrorCode;
   message: string;
   details?: Record<string, unknown>;
+  status?: number;
 }
 
 export function toErrorData(error: unknown): ErrorData {
-  if (error instanceof SluiceError) {
-    return error.details === undefined
-      ? { code: error.code, message: error.message }
-      : { code: error.code, message: error.message, details: error.details };
-  }
-  return { code: 'INTERNAL', message: 'An internal error occurred.' };
+  const e = toSluiceError(error);
+  return {
+    code: e.code,
+    message: e.message,
+    ...(e.details === undefined ? {} : { details: e.details }),
+    ...(e.statusOverride === undefined ? {} : { status: e.statusOverride }),
+  };
 }
 
 export function fromErrorData(data: ErrorData): SluiceError {
-  return new SluiceError(data.code, data.message, data.details);
+  return new SluiceError(data.code, data.message, data.details, data.status);
 }
 
 /** PostgreSQL SQLSTATEs that mean "the statement was stopped", not "the SQL is wrong". */
 export const SQLSTATE_QUERY_CANCELED = '57014';
 export const SQLSTATE_READ_ONLY = '25006';
+
+interface PgLikeError {
+  code?: string;
+  message?: string;
+  position?: string;
+  detail?: string;
+  hint?: string;
+  severity?: string;
+}
+
+const OUT_OF_MEMORY =
+  'A row of the result is too large for the memory an export may use (values of about 10 MB each are the most it holds); select fewer or shorter columns, for example with left(column, n).';
+
+/** A constrained numeric is stored as an exact DECIMAL, which has no NaN; unconstrained numeric is kept as its text. */
+const NUMERIC_NAN =
+  'A numeric column with a declared precision holds NaN, which an artifact can keep only for unconstrained numeric: cast the column to numeric (or text) in the query, for example x::numeric.';
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT']);
+
+/**
+ * Any thrown value as a contract error: a SluiceError as it is; what the
+ * PostgreSQL driver throws as SQL_ERROR (PostgreSQL's own message and 1-based
+ * position), READ_ONLY_VIOLATION, QUERY_TIMEOUT or a retryable connection
+ * failure; DuckDB's NaN-in-DECIMAL and out-of-memory as errors that say what
+ * to do; anything else as INTERNAL with `fallback` as its message and the
+ * original kept as `cause` for the operator's log only.
+ */
+export function toSluiceError(error: unknown, fallback = 'An internal error occurred.'): SluiceError {
+  if (error instanceof SluiceError) return error;
+  const e = (error ?? {}) as PgLikeError;
+  if (e.code !== undefined && CONNECTION_CODES.has(e.code)) {
+    return new SluiceError('SQL_ERROR', 'The connection to the database failed; the query can be retried.', { retryable: true, reason: e.code });
+  }
+  if (e.code === SQLSTATE_READ_ONLY) {
+    return new SluiceError('READ_ONLY_VIOLATION', `The database refused a write: ${e.message ?? ''}`.trim(), { sqlState: e.code });
+  }
+  if (e.code === SQLSTATE_QUERY_CANCELED && /statement timeout/i.test(e.message ?? '')) {
+    return new SluiceError('QUERY_TIMEOUT', 'The database stopped the query at its statement timeout.', { sqlState: e.code });
+  }
+  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && e.severity !== undefined) {
+    const details: Record<string, unknown> = { sqlState: e.code };
+    if (e.position !== undefined) details.position = Number(e.position);
+    if (e.detail !== undefined) details.detail = e.detail;
+    if (e.hint !== undefined) details.hint = e.hint;
+    return new SluiceError('SQL_ERROR', e.message ?? 'The database rejected the statement.', details);
+  }
+  if (/Could not convert string "NaN" to 'DECIMAL/.test(e.message ?? '')) {
+    return new SluiceError('SQL_ERROR', NUMERIC_NAN, { reason: 'NUMERIC_NAN' });
+  }
+  // With one DuckDB thread and fixed-size row groups, only very long values run the conversion out of memory.
+  const internal = /^Out of Memory Error/.test(e.message ?? '')
+    ? new SluiceError('INTERNAL', OUT_OF_MEMORY, { reason: 'OUT_OF_MEMORY' })
+    : new SluiceError('INTERNAL', fallback);
+  // Never sent to the caller (errors cross to the API as code, message and details); logged for the operator.
+  internal.cause = error;
+  return internal;
+}

@@ -19,7 +19,6 @@ import { DatasourceRegistry, type DatasourceSpec } from './datasources/registry.
 import { QueryService } from './query/query-service.ts';
 import { WorkerPool } from './query/worker-pool.ts';
 import type { QueryWorkerData } from './query/worker-protocol.ts';
-import type { ReadResult } from './query/worker-protocol.ts';
 import { serve } from './runtime/serve.ts';
 import { createLlm } from './ai/llm.ts';
 import { SemanticCatalog } from './semantic/catalog.ts';
@@ -28,6 +27,7 @@ import { SemanticService } from './semantic/semantic-service.ts';
 import { VisualizationStore } from './semantic/visualization-store.ts';
 import { Collector } from './artifacts/collector.ts';
 import { VERSION } from './version.ts';
+import { consoleLogger, type Logger } from './logger.ts';
 
 const QUERY_WORKER = new URL('../workers/query-worker.ts', import.meta.url);
 
@@ -46,7 +46,8 @@ export interface Sluice {
   stop(): Promise<void>;
 }
 
-export async function startSluice(config: Config, log: (line: string) => void = console.log): Promise<Sluice> {
+export async function startSluice(config: Config, logger: Logger = consoleLogger): Promise<Sluice> {
+  const log = (line: string) => logger.info(line);
   // First, before anything starts: an invalid model file stops start-up with a message naming it.
   const explores = loadModels(resolve(config.modelsDir));
   const dataDir = resolve(config.dataDir);
@@ -64,20 +65,20 @@ export async function startSluice(config: Config, log: (line: string) => void = 
   // thread each leaves the other core to the database (measured faster on 2 cores).
   const exportWorker: QueryWorkerData = { duckdbThreads: 1, duckdbMemoryLimit: '256MB' };
   const readWorker: QueryWorkerData = { duckdbThreads: 2, duckdbMemoryLimit: '512MB' };
-  const queryPool = new WorkerPool(QUERY_WORKER, config.queryWorkers, exportWorker);
+  const queryPool = new WorkerPool(QUERY_WORKER, config.queryWorkers, exportWorker, 1, logger);
   // Reads start their first worker on the first read: an idle worker is tens of MB, and
   // a first read waiting half a second matters less than a first query doing so.
-  const readPool = new WorkerPool(QUERY_WORKER, config.readWorkers, readWorker, 0);
+  const readPool = new WorkerPool(QUERY_WORKER, config.readWorkers, readWorker, 0, logger);
   const store = createLocalStore({
     dataDir,
     principalQuotaBytes: config.principalQuotaBytes,
     workspaceQuotaBytes: config.workspaceQuotaBytes,
     workers: {
-      read: async (sql, params) => (await readPool.run<ReadResult>({ type: 'read', sql, params }).result).rows,
+      read: async (sql, params) => (await readPool.run({ type: 'read', sql, params }).result).rows,
       writeFile: async (task) => void (await readPool.run({ type: 'write-file', ...task }).result),
     },
   });
-  const queries = new QueryService(config, registry, store, queryPool);
+  const queries = new QueryService(config, registry, store, queryPool, logger);
   const collector = new Collector(store, log);
   const semantic = new SemanticService(new SemanticCatalog(explores), queries);
   const visualizations = new VisualizationStore(dataDir);
@@ -99,6 +100,7 @@ export async function startSluice(config: Config, log: (line: string) => void = 
     rateLimitPerMinute: config.rateLimitPerMinute,
     isReady: () => ready,
     version: VERSION,
+    log: logger,
   });
   const server = await serve(app.fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { startSluice, type Sluice } from '../../src/server.ts';
 import { DATABASE_URL } from './tables.ts';
+import { quietLogger } from '../../src/logger.ts';
 
 export const TOKEN = 'bench-token-00000001';
 export const PRINCIPAL = 'bench';
@@ -36,7 +37,7 @@ export async function startBenchSluice(env: Record<string, string> = {}): Promis
     SLUICE_TOKENS: JSON.stringify([{ token: TOKEN, principal: PRINCIPAL, roles: ['admin'] }]),
     ...env,
   });
-  const sluice = await startSluice(config, () => undefined);
+  const sluice = await startSluice(config, quietLogger);
   await sluice.ready;
   const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as { cursorKey: string };
   return {

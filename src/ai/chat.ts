@@ -7,7 +7,7 @@
 import type OpenAI from 'openai';
 import type { Principal } from '../auth/principals.ts';
 import type { DatasourceRegistry } from '../datasources/registry.ts';
-import { toSluiceError } from '../export/pg-errors.ts';
+import { toSluiceError } from '../errors.ts';
 import { upstreamError, type Llm } from './llm.ts';
 import { schemaContext } from './schema-context.ts';
 import { extractSqlBlocks, type SqlBlock } from './sql-blocks.ts';

@@ -10,32 +10,17 @@ import type { Cap } from '../export/export-types.ts';
 import type { PlannedColumn } from '../export/column-plan.ts';
 import type { ParquetPart } from '../export/part-writer.ts';
 
-export type ArtifactState = 'WRITING' | 'COMMITTED' | 'EXPIRED' | 'DELETED';
-export type Coverage = 'COMPLETE' | 'PREFIX';
+import type { AggregateFn, ArtifactState, Coverage, DownloadFormat, FilterOp, SortDirection } from '../vocabulary.ts';
 
-export const FILTER_OPS = [
-  'eq',
-  'ne',
-  'lt',
-  'lte',
-  'gt',
-  'gte',
-  'in',
-  'not_in',
-  'between',
-  'is_null',
-  'is_not_null',
-  'contains',
-  'starts_with',
-] as const;
-export type FilterOp = (typeof FILTER_OPS)[number];
+export { FILTER_OPS } from '../vocabulary.ts';
+export type { AggregateFn, ArtifactState, Coverage, DownloadFormat, FilterOp } from '../vocabulary.ts';
 
 export interface Capabilities {
   projection: boolean;
   filterOps: FilterOp[];
   sort: boolean;
   aggregate: boolean;
-  formats: ('parquet' | 'csv' | 'jsonl')[];
+  formats: DownloadFormat[];
 }
 
 /** Who is asking: every lookup is scoped to one principal. */
@@ -84,7 +69,7 @@ export interface Filter {
 
 export interface SortKey {
   column: string;
-  direction: 'asc' | 'desc';
+  direction: SortDirection;
 }
 
 export interface ReadRequest {
@@ -103,8 +88,6 @@ export interface ReadPage {
   more: boolean;
 }
 
-export type AggregateFn = 'count' | 'count_distinct' | 'sum' | 'avg' | 'min' | 'max';
-
 export interface AggregateRequest {
   groupBy?: string[] | undefined;
   metrics: { fn: AggregateFn; column?: string | undefined; as?: string | undefined }[];
@@ -119,8 +102,6 @@ export interface AggregateResult {
   /** True when more groups exist than `limit` allowed. */
   more: boolean;
 }
-
-export type DownloadFormat = 'parquet' | 'csv' | 'jsonl';
 
 export interface Download {
   contentType: string;

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { TokenSetting } from '../config.ts';
 
-export type Role = 'reader' | 'analyst' | 'admin';
+export type { Role } from '../vocabulary.ts';
+import type { Role } from '../vocabulary.ts';
 
 export interface Principal {
   id: string;

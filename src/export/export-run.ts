@@ -8,11 +8,10 @@
 import { mkdirSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Sql, TransactionSql } from 'postgres';
-import { SluiceError } from '../errors.ts';
+import { SluiceError, toSluiceError } from '../errors.ts';
 import { planColumns, sourceExpression, type PlannedColumn } from './column-plan.ts';
 import { describeQuery } from './describe-query.ts';
 import { openCopySource, openCursorSource, type RowSource } from './row-sources.ts';
-import { toSluiceError } from './pg-errors.ts';
 import type { ExportHooks, ExportRequest, ExportResult } from './export-types.ts';
 import { streamToParts } from './stream-to-parts.ts';
 

@@ -5,9 +5,9 @@
 import type { PlannedColumn } from './column-plan.ts';
 import type { ParquetPart } from './part-writer.ts';
 
-export type Materialize = 'auto' | 'always' | 'never';
-/** The limit that stopped a result short. */
-export type Cap = 'previewRows' | 'maxRows' | 'maxBytes' | 'maxDuration';
+import type { Cap, Materialize } from '../vocabulary.ts';
+
+export type { Cap, Materialize } from '../vocabulary.ts';
 
 export interface Limits {
   maxRows: number;

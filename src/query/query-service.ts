@@ -1,21 +1,28 @@
 /**
- * Runs queries: checks the statement, works out the effective limits, waits
- * for the datasource's turn, hands the export to a worker, and turns what
- * comes back into the contract's state (preview, completeness, artifact).
- * Query state lives in memory for an hour after it ends; artifacts are what
- * lasts.
+ * The query use-case, the one path every caller takes (the query routes, the
+ * semantic layer, the agent's and MCP's tools): `run` submits a statement
+ * and waits for it within a bound; `submit` is its steps, each a method of
+ * its own: plan (check the statement, work out the effective limits), admit
+ * (the concurrency cap and the quota), execute (the datasource's turn, the
+ * export in a worker), and decide what becomes of the artifact. Staging is
+ * owned by `#execute` alone: whatever does not end in a commit is aborted
+ * there. Query state lives in memory for an hour after it ends; artifacts
+ * are what lasts.
  */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { SluiceError } from '../errors.ts';
+import { SluiceError, toSluiceError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
 import type { Principal } from '../auth/principals.ts';
-import type { ArtifactStore } from '../artifacts/types.ts';
-import type { DatasourceRegistry } from '../datasources/registry.ts';
+import type { ArtifactStore, Usage } from '../artifacts/types.ts';
+import type { Datasource, DatasourceRegistry } from '../datasources/registry.ts';
 import type { ExportResult, Limits, Materialize } from '../export/export-types.ts';
-import { checkReadOnly } from './sql-safety.ts';
+import { checkReadOnly, type CheckedStatement } from './sql-safety.ts';
 import { finalCompleteness, runningCompleteness, skippedDecision, type LimitOrigins } from './completeness.ts';
 import type { WorkerPool } from './worker-pool.ts';
 import { QueryRecord } from './query-record.ts';
+import { answerOf, type QueryAnswer } from './query-view.ts';
+import type { ArtifactDecision } from './query-types.ts';
 
 export interface QueryRequest {
   datasource?: string | undefined;
@@ -27,6 +34,34 @@ export interface QueryRequest {
   sessionId?: string | undefined;
 }
 
+/**
+ * How long `run` waits, and what happens to a query still running then:
+ * `continue` answers 202 RUNNING (the caller polls), `cancel` stops it and
+ * answers its final state (for callers that cannot poll, like a tool call).
+ */
+export interface WaitPolicy {
+  waitMs: number;
+  onTimeout: 'continue' | 'cancel';
+}
+
+/** A checked statement with everything the export needs, before anything runs. */
+interface Plan {
+  datasource: Datasource;
+  statement: CheckedStatement;
+  params: unknown[];
+  limits: Limits;
+  origins: LimitOrigins;
+  previewRows: number;
+  materialize: Materialize;
+  owner: { principal: string; sessionId: string };
+}
+
+/** What admission found: whether the artifact can be kept at all. */
+interface Admission {
+  overQuota: boolean;
+  usage: Usage['principal'];
+}
+
 const KEEP_FINISHED_MS = 3600_000;
 
 export class QueryService {
@@ -35,15 +70,17 @@ export class QueryService {
   readonly #datasources: DatasourceRegistry;
   readonly #store: ArtifactStore;
   readonly #pool: WorkerPool;
+  readonly #log: Logger;
   #submitted = 0;
   /** Running queries per principal, for the concurrency cap. */
   readonly #running = new Map<string, number>();
 
-  constructor(config: Config, datasources: DatasourceRegistry, store: ArtifactStore, pool: WorkerPool) {
+  constructor(config: Config, datasources: DatasourceRegistry, store: ArtifactStore, pool: WorkerPool, log: Logger) {
     this.#config = config;
     this.#datasources = datasources;
     this.#store = store;
     this.#pool = pool;
+    this.#log = log;
   }
 
   /** Statements handed to the database since start (validation failures never count). */
@@ -51,122 +88,25 @@ export class QueryService {
     return this.#submitted;
   }
 
+  /** Submits and waits per `wait`; a failed query throws its error, with the query id in the details. */
+  async run(principal: Principal, request: QueryRequest, wait: WaitPolicy): Promise<QueryAnswer> {
+    const record = await this.submit(principal, request);
+    await record.settledWithin(wait.waitMs);
+    if (record.state === 'RUNNING' && wait.onTimeout === 'cancel') {
+      record.cancel();
+      await record.settled;
+    }
+    return answerOf(record);
+  }
+
   async submit(principal: Principal, request: QueryRequest): Promise<QueryRecord> {
-    const datasource = this.#datasources.get(principal, request.datasource ?? 'default');
-    const checked = await checkReadOnly(request.sql);
-    const params = request.params ?? [];
-    if (checked.paramCount > params.length) {
-      throw new SluiceError('VALIDATION_ERROR', `The statement uses $${checked.paramCount} but "params" has ${params.length} value(s).`);
-    }
-    const server = this.#config;
-    const asked = request.limits ?? {};
-    const limits: Limits = {
-      maxRows: Math.min(asked.maxRows ?? Infinity, server.maxRows),
-      maxBytes: Math.min(asked.maxBytes ?? Infinity, server.maxBytes),
-      maxDurationMs: Math.min(asked.maxDurationMs ?? Infinity, server.maxDurationMs),
-    };
-    const previewRows = request.previewRows ?? server.previewRows;
-    const origins: LimitOrigins = {
-      previewRows: request.previewRows === undefined ? 'server' : 'request',
-      maxRows: asked.maxRows !== undefined && asked.maxRows < server.maxRows ? 'request' : 'server',
-      maxBytes: asked.maxBytes !== undefined && asked.maxBytes < server.maxBytes ? 'request' : 'server',
-      maxDuration: asked.maxDurationMs !== undefined && asked.maxDurationMs < server.maxDurationMs ? 'request' : 'server',
-    };
-    const materialize = request.materialize ?? 'auto';
-    // Already at the quota: fetch only the preview, and say why there is no artifact.
-    const usage = this.#store.usage(principal.id).principal;
-    const overQuota = materialize !== 'never' && usage.logicalBytes >= usage.quotaBytes;
-    const running = this.#running.get(principal.id) ?? 0;
-    if (running >= this.#config.maxConcurrentQueries) {
-      throw new SluiceError('RATE_LIMITED', `${principal.id} already has ${running} queries running (the limit is ${this.#config.maxConcurrentQueries}); wait for one to finish or cancel one.`, {
-        retryAfterSeconds: 1,
-      });
-    }
+    const plan = await this.#plan(principal, request);
+    const admission = this.#admit(principal, plan);
     this.#submitted++;
-    const record = new QueryRecord(`qry_${randomUUID().replaceAll('-', '')}`, principal.id, origins);
-    record.completeness = runningCompleteness(null, false, origins);
+    const record = new QueryRecord(`qry_${randomUUID().replaceAll('-', '')}`, principal.id, plan.origins);
+    record.completeness = runningCompleteness(null, false, plan.origins);
     this.#remember(record);
-    const owner = { principal: principal.id, sessionId: request.sessionId ?? 'default' };
-    record.done = (async () => {
-      const abort = new AbortController();
-      record.onCancel(() => abort.abort(new SluiceError('QUERY_CANCELLED', 'The query was cancelled.')));
-      let release: (() => void) | null = null;
-      let stagingDir: string | null = null;
-      try {
-        release = await datasource.limiter.acquire(abort.signal);
-        stagingDir = this.#store.stagingDir();
-        const task = this.#pool.run<ExportResult>(
-          {
-            type: 'export',
-            datasourceUrl: datasource.url,
-            request: { sql: checked.sql, kind: checked.kind, params, previewRows, materialize: overQuota ? 'never' : materialize, limits, stagingDir },
-          },
-          (event) => {
-            if (event.type === 'preview') {
-              record.preview = { columns: event.preview.columns, rows: event.preview.rows };
-              record.completeness = runningCompleteness(event.preview.rows.length, event.preview.complete, origins);
-            } else {
-              record.progress = { rowsWritten: event.rows, bytesWritten: event.bytes };
-            }
-          },
-        );
-        record.onCancel(() => task.cancel());
-        const result = await task.result;
-        record.completeness = finalCompleteness(result, previewRows, origins);
-        record.progress = { rowsWritten: result.rows, bytesWritten: result.bytes };
-        if (result.storageFailure !== null) {
-          this.#store.abort(stagingDir);
-          record.artifact = { decision: 'FAILED', reason: 'STORAGE_FULL', message: result.storageFailure };
-        } else if (result.parts === null) {
-          this.#store.abort(stagingDir);
-          record.artifact =
-            overQuota && (!result.completeInPreview || materialize === 'always')
-              ? { decision: 'DENIED', reason: 'QUOTA_EXCEEDED', message: `${principal.id} is at its artifact quota (${usage.logicalBytes} of ${usage.quotaBytes} bytes); delete artifacts or retire a session.` }
-              : skippedDecision(materialize);
-        } else {
-          const outcome = this.#store.commit(
-            owner,
-            {
-              stagingDir,
-              parts: result.parts,
-              columns: result.columns,
-              rowCount: result.rows,
-              coverage: result.cappedBy === null ? 'COMPLETE' : 'PREFIX',
-              boundedBy: result.cappedBy,
-              sql: checked.sql,
-              datasource: datasource.id,
-            },
-            this.#config.artifactTtlS,
-          );
-          record.artifact =
-            outcome.decision === 'CREATED'
-              ? {
-                  decision: 'CREATED',
-                  coverage: outcome.artifact.coverage,
-                  id: outcome.artifact.id,
-                  format: 'parquet',
-                  rowCount: outcome.artifact.rowCount,
-                  sizeBytes: outcome.artifact.sizeBytes,
-                  expiresAt: outcome.artifact.expiresAt,
-                }
-              : { decision: 'DENIED', reason: outcome.reason, message: outcome.message };
-        }
-        record.finish('SUCCEEDED');
-      } catch (error) {
-        if (stagingDir !== null) this.#store.abort(stagingDir);
-        const failure = error instanceof SluiceError ? error : new SluiceError('INTERNAL', 'The query failed unexpectedly.');
-        if (failure.code === 'QUERY_CANCELLED') {
-          record.artifact = { decision: 'CANCELLED', reason: 'QUERY_CANCELLED', message: 'The query was cancelled; nothing was kept.' };
-          record.finish('CANCELLED');
-        } else {
-          if (failure.code === 'INTERNAL') console.error(`query ${record.id} failed:`, error);
-          record.artifact = { decision: 'FAILED', reason: failure.code, message: failure.message };
-          record.fail(inSentText(failure, checked.offset));
-        }
-      } finally {
-        release?.();
-      }
-    })();
+    record.done = this.#execute(record, plan, admission);
     return record;
   }
 
@@ -185,6 +125,126 @@ export class QueryService {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([Promise.all(running.map((r) => r.settled)), new Promise((r) => (timer = setTimeout(r, ms)))]);
     clearTimeout(timer);
+  }
+
+  async #plan(principal: Principal, request: QueryRequest): Promise<Plan> {
+    const datasource = this.#datasources.get(principal, request.datasource ?? 'default');
+    const statement = await checkReadOnly(request.sql);
+    const params = request.params ?? [];
+    if (statement.paramCount > params.length) {
+      throw new SluiceError('VALIDATION_ERROR', `The statement uses $${statement.paramCount} but "params" has ${params.length} value(s).`);
+    }
+    const server = this.#config;
+    const asked = request.limits ?? {};
+    // A request can only lower the server's caps; the origin says who set the one in force.
+    const lower = (mine: number | undefined, theirs: number) => (mine !== undefined && mine < theirs ? 'request' : 'server');
+    return {
+      datasource,
+      statement,
+      params,
+      limits: {
+        maxRows: Math.min(asked.maxRows ?? Infinity, server.maxRows),
+        maxBytes: Math.min(asked.maxBytes ?? Infinity, server.maxBytes),
+        maxDurationMs: Math.min(asked.maxDurationMs ?? Infinity, server.maxDurationMs),
+      },
+      origins: {
+        previewRows: request.previewRows === undefined ? 'server' : 'request',
+        maxRows: lower(asked.maxRows, server.maxRows),
+        maxBytes: lower(asked.maxBytes, server.maxBytes),
+        maxDuration: lower(asked.maxDurationMs, server.maxDurationMs),
+      },
+      previewRows: request.previewRows ?? server.previewRows,
+      materialize: request.materialize ?? 'auto',
+      owner: { principal: principal.id, sessionId: request.sessionId ?? 'default' },
+    };
+  }
+
+  #admit(principal: Principal, plan: Plan): Admission {
+    const running = this.#running.get(principal.id) ?? 0;
+    if (running >= this.#config.maxConcurrentQueries) {
+      throw new SluiceError('RATE_LIMITED', `${principal.id} already has ${running} queries running (the limit is ${this.#config.maxConcurrentQueries}); wait for one to finish or cancel one.`, {
+        retryAfterSeconds: 1,
+      });
+    }
+    // Already at the quota: fetch only the preview, and say why there is no artifact.
+    const usage = this.#store.usage(principal.id).principal;
+    return { overQuota: plan.materialize !== 'never' && usage.logicalBytes >= usage.quotaBytes, usage };
+  }
+
+  async #execute(record: QueryRecord, plan: Plan, admission: Admission): Promise<void> {
+    const abort = new AbortController();
+    record.onCancel(() => abort.abort(new SluiceError('QUERY_CANCELLED', 'The query was cancelled.')));
+    let release: (() => void) | null = null;
+    let stagingDir: string | null = null;
+    let committed = false;
+    try {
+      release = await plan.datasource.limiter.acquire(abort.signal);
+      stagingDir = this.#store.stagingDir();
+      const { statement, params, previewRows, limits, origins } = plan;
+      const task = this.#pool.run(
+        {
+          type: 'export',
+          datasourceUrl: plan.datasource.url,
+          request: { sql: statement.sql, kind: statement.kind, params, previewRows, materialize: admission.overQuota ? 'never' : plan.materialize, limits, stagingDir },
+        },
+        (event) => {
+          if (event.type === 'preview') {
+            record.preview = { columns: event.preview.columns, rows: event.preview.rows };
+            record.completeness = runningCompleteness(event.preview.rows.length, event.preview.complete, origins);
+          } else {
+            record.progress = { rowsWritten: event.rows, bytesWritten: event.bytes };
+          }
+        },
+      );
+      record.onCancel(() => task.cancel());
+      const result = await task.result;
+      record.completeness = finalCompleteness(result, previewRows, origins);
+      record.progress = { rowsWritten: result.rows, bytesWritten: result.bytes };
+      record.artifact = this.#decideArtifact(result, stagingDir, plan, admission);
+      committed = record.artifact.decision === 'CREATED';
+      record.finish('SUCCEEDED');
+    } catch (error) {
+      const failure = toSluiceError(error, 'The query failed unexpectedly.');
+      if (failure.code === 'QUERY_CANCELLED') {
+        record.artifact = { decision: 'CANCELLED', reason: 'QUERY_CANCELLED', message: 'The query was cancelled; nothing was kept.' };
+        record.finish('CANCELLED');
+      } else {
+        if (failure.code === 'INTERNAL') this.#log.error(`query ${record.id} failed:`, error);
+        record.artifact = { decision: 'FAILED', reason: failure.code, message: failure.message };
+        record.fail(inSentText(failure, plan.statement.offset));
+      }
+    } finally {
+      if (stagingDir !== null && !committed) this.#store.abort(stagingDir);
+      release?.();
+    }
+  }
+
+  /** What becomes of the export's parts: committed as an artifact, or why not. */
+  #decideArtifact(result: ExportResult, stagingDir: string, plan: Plan, admission: Admission): ArtifactDecision {
+    if (result.storageFailure !== null) return { decision: 'FAILED', reason: 'STORAGE_FULL', message: result.storageFailure };
+    if (result.parts === null) {
+      const { overQuota, usage } = admission;
+      return overQuota && (!result.completeInPreview || plan.materialize === 'always')
+        ? { decision: 'DENIED', reason: 'QUOTA_EXCEEDED', message: `${plan.owner.principal} is at its artifact quota (${usage.logicalBytes} of ${usage.quotaBytes} bytes); delete artifacts or retire a session.` }
+        : skippedDecision(plan.materialize);
+    }
+    const outcome = this.#store.commit(
+      plan.owner,
+      {
+        stagingDir,
+        parts: result.parts,
+        columns: result.columns,
+        rowCount: result.rows,
+        coverage: result.cappedBy === null ? 'COMPLETE' : 'PREFIX',
+        boundedBy: result.cappedBy,
+        sql: plan.statement.sql,
+        datasource: plan.datasource.id,
+      },
+      this.#config.artifactTtlS,
+    );
+    if (outcome.decision !== 'CREATED') return { decision: 'DENIED', reason: outcome.reason, message: outcome.message };
+    const a = outcome.artifact;
+    return { decision: 'CREATED', coverage: a.coverage, id: a.id, format: 'parquet', rowCount: a.rowCount, sizeBytes: a.sizeBytes, expiresAt: a.expiresAt };
   }
 
   #remember(record: QueryRecord): void {
@@ -207,5 +267,5 @@ export class QueryService {
 function inSentText(error: SluiceError, offset: number): SluiceError {
   const position = error.details?.position;
   if (offset === 0 || typeof position !== 'number') return error;
-  return new SluiceError(error.code, error.message, { ...error.details, position: position + offset }, error.statusOverride);
+  return error.withDetails({ position: position + offset });
 }

@@ -2,11 +2,10 @@
  * The public shape of a query's state (the `data` of /api/queries), as the
  * contract names it. Built from a QueryRecord by query-view.ts.
  */
-import type { Cap, ColumnOut } from '../export/export-types.ts';
+import type { ColumnOut } from '../export/export-types.ts';
+import type { Cap, CompletenessStatus, Coverage, Decision, LimitSource, QueryState } from '../vocabulary.ts';
 
-export type QueryState = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
-export type CompletenessStatus = 'COMPLETE' | 'INCOMPLETE' | 'UNKNOWN';
-export type Decision = 'CREATED' | 'SKIPPED' | 'DENIED' | 'FAILED' | 'CANCELLED';
+export type { CompletenessStatus, Decision, QueryState } from '../vocabulary.ts';
 
 export interface Completeness {
   status: CompletenessStatus;
@@ -14,7 +13,7 @@ export interface Completeness {
   totalRows: number | null;
   boundedBy: Cap | null;
   /** Who set the limit named in boundedBy: the server's configuration or this request. */
-  limitSetBy: 'server' | 'request' | null;
+  limitSetBy: LimitSource | null;
 }
 
 export interface ArtifactDecision {
@@ -23,7 +22,7 @@ export interface ArtifactDecision {
   reason?: string;
   /** What happened, for a person. */
   message?: string;
-  coverage?: 'COMPLETE' | 'PREFIX';
+  coverage?: Coverage;
   id?: string;
   format?: 'parquet';
   rowCount?: number;

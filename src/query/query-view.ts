@@ -3,7 +3,7 @@
  * says what a caller most needs: how much came back, whether it is all, and
  * where the rest is.
  */
-import { SluiceError } from '../errors.ts';
+import type { SluiceError } from '../errors.ts';
 import type { QueryRecord } from './query-record.ts';
 import type { QueryData } from './query-types.ts';
 
@@ -37,8 +37,21 @@ export function querySummary(data: QueryData): string {
   return parts.join(' ');
 }
 
-/** A failed query answers with its error, and the query id and state in the details. */
+/** A failed query answers with its error (its status kept), and the query id and state in the details. */
 export function queryError(record: QueryRecord): SluiceError {
-  const error = record.error!;
-  return new SluiceError(error.code, error.message, { ...(error.details ?? {}), queryId: record.id, state: record.state });
+  return record.error!.withDetails({ queryId: record.id, state: record.state });
+}
+
+/** A query's answer as every surface gives it: 202 while it runs, 200 once it ended. */
+export interface QueryAnswer {
+  data: QueryData;
+  summary: string;
+  status: 200 | 202;
+}
+
+/** The answer for a record as it stands now; a failed query throws its error. */
+export function answerOf(record: QueryRecord): QueryAnswer {
+  if (record.state === 'FAILED') throw queryError(record);
+  const data = queryData(record);
+  return { data, summary: querySummary(data), status: record.state === 'RUNNING' ? 202 : 200 };
 }

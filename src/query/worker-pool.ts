@@ -8,8 +8,9 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { fromErrorData, SluiceError } from '../errors.ts';
+import { consoleLogger, type Logger } from '../logger.ts';
 import { spawnWorker } from '../runtime/spawn-worker.ts';
-import type { FromWorker, Task, TaskEvent, ToWorker } from './worker-protocol.ts';
+import type { FromWorker, ResultOf, Task, TaskEvent, ToWorker } from './worker-protocol.ts';
 
 interface Job {
   taskId: number;
@@ -41,14 +42,16 @@ export class WorkerPool {
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
   readonly #maxSize: number;
+  readonly #log: Logger;
   #nextTaskId = 1;
   #closed = false;
 
   /** `eager` workers start at once, so the first tasks do not wait for a thread to load. */
-  constructor(entry: URL, size: number, workerData: unknown, eager = 1) {
+  constructor(entry: URL, size: number, workerData: unknown, eager = 1, log: Logger = consoleLogger) {
     this.#entry = entry;
     this.#workerData = workerData;
     this.#maxSize = size;
+    this.#log = log;
     for (let i = 0; i < Math.min(eager, size); i++) this.#slots.push(this.#spawn());
   }
 
@@ -66,11 +69,11 @@ export class WorkerPool {
     return this.#slots.filter((s) => s.job !== null).length;
   }
 
-  run<T>(task: Task, onEvent: (event: TaskEvent) => void = () => undefined): RunningTask<T> {
+  run<T extends Task>(task: T, onEvent: (event: TaskEvent) => void = () => undefined): RunningTask<ResultOf<T>> {
     if (this.#closed) throw new SluiceError('INTERNAL', 'The server is shutting down.');
     const taskId = this.#nextTaskId++;
     let job!: Job;
-    const result = new Promise<T>((resolve, reject) => {
+    const result = new Promise<ResultOf<T>>((resolve, reject) => {
       job = { taskId, task, onEvent, resolve: resolve as (v: unknown) => void, reject };
     });
     this.#queue.push(job);
@@ -124,16 +127,17 @@ export class WorkerPool {
     const slot: Slot = { worker, job: null, loaded: new Promise<void>((r) => (markLoaded = r)) };
     worker.on('message', (message: FromWorker) => {
       if (message.type === 'ready') markLoaded();
+      else if (message.type === 'log') this.#log.error(message.line, message.cause);
       else this.#onMessage(slot, message);
     });
     worker.once('exit', () => markLoaded());
     // The exit that follows an error fails the task and replaces the worker.
-    worker.on('error', (error) => console.error('query worker crashed:', error));
+    worker.on('error', (error) => this.#log.error('query worker crashed:', error));
     worker.once('exit', () => this.#onExit(slot));
     return slot;
   }
 
-  #onMessage(slot: Slot, message: Exclude<FromWorker, { type: 'ready' }>): void {
+  #onMessage(slot: Slot, message: Exclude<FromWorker, { type: 'ready' | 'log' }>): void {
     const job = slot.job;
     if (job === null || job.taskId !== message.taskId) return;
     if (message.type === 'done' || message.type === 'failed') {

@@ -1,6 +1,7 @@
 /**
  * The messages between the API thread and a query worker, shared by both
- * sides. Plain data only: errors travel as ErrorData, never as thrown objects.
+ * sides. Plain data only: errors travel as ErrorData (code, message, details
+ * and status), never as thrown objects; log lines travel as `log` messages.
  */
 import type { ErrorData } from '../errors.ts';
 import type { ExportRequest, ExportResult, PreviewData } from '../export/export-types.ts';
@@ -32,7 +33,23 @@ export interface WriteFileTask {
   verify: { path: string; sha256: string }[];
 }
 
-export type Task = ExportTask | ReadTask | WriteFileTask;
+export interface ReadResult {
+  rows: unknown[][];
+}
+
+export interface WriteFileResult {
+  bytes: number;
+}
+
+/** Every task a query worker takes, with the result it answers: `run()` derives its type from this. */
+export interface TaskMap {
+  export: { task: ExportTask; result: ExportResult };
+  read: { task: ReadTask; result: ReadResult };
+  'write-file': { task: WriteFileTask; result: WriteFileResult };
+}
+
+export type Task = TaskMap[keyof TaskMap]['task'];
+export type ResultOf<T extends Task> = TaskMap[T['type']]['result'];
 
 export type ToWorker = (Task & { taskId: number }) | { type: 'cancel'; taskId: number };
 
@@ -43,17 +60,11 @@ export type TaskEvent =
 export type FromWorker =
   /** Sent once the worker's modules (DuckDB's native addon among them) have loaded. */
   | { type: 'ready' }
+  /** A line for the operator's log (the worker has no logger of its own); `cause` is an error's stack. */
+  | { type: 'log'; line: string; cause?: string }
   | (TaskEvent & { taskId: number })
-  | { type: 'done'; taskId: number; result: ExportResult | ReadResult | WriteFileResult }
+  | { type: 'done'; taskId: number; result: TaskMap[keyof TaskMap]['result'] }
   | { type: 'failed'; taskId: number; error: ErrorData };
-
-export interface ReadResult {
-  rows: unknown[][];
-}
-
-export interface WriteFileResult {
-  bytes: number;
-}
 
 export interface QueryWorkerData {
   duckdbThreads: number;

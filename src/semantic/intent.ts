@@ -1,6 +1,6 @@
 /** The query intents of the semantic layer (request shapes), as zod schemas. */
 import { z } from '@hono/zod-openapi';
-import { FILTER_OPS } from './model-schema.ts';
+import { FILTER_OPS, SORT_DIRECTIONS } from '../vocabulary.ts';
 
 const FieldId = z.string().min(3).max(200);
 
@@ -10,7 +10,7 @@ export const MetricQuery = z
     dimensions: z.array(FieldId).max(20).default([]),
     metrics: z.array(FieldId).max(50).default([]),
     filters: z.array(z.object({ field: FieldId, op: z.enum(FILTER_OPS), value: z.unknown().optional() }).strict()).max(50).optional(),
-    sorts: z.array(z.object({ field: FieldId, direction: z.enum(['asc', 'desc']).default('asc') }).strict()).max(20).optional(),
+    sorts: z.array(z.object({ field: FieldId, direction: z.enum(SORT_DIRECTIONS).default('asc') }).strict()).max(20).optional(),
     limit: z.number().int().min(1).max(1_000_000).optional(),
   })
   .strict()
@@ -28,7 +28,7 @@ export const MergeIntent = z
         sources: z.array(MetricQuery).min(1).max(8).openapi({ description: 'Exactly two for now.' }),
         joinOn: z.array(z.object({ left: FieldId, right: FieldId }).strict()).max(20),
         joinType: z.enum(['left', 'inner', 'full']).default('left'),
-        sorts: z.array(z.object({ field: FieldId, direction: z.enum(['asc', 'desc']).default('asc') }).strict()).max(20).optional(),
+        sorts: z.array(z.object({ field: FieldId, direction: z.enum(SORT_DIRECTIONS).default('asc') }).strict()).max(20).optional(),
         limit: z.number().int().min(1).max(1_000_000).optional(),
       })
       .strict(),

@@ -4,12 +4,13 @@
  * (`explore.field`, `explore.dimension_grain`) are unambiguous.
  */
 import { z } from 'zod';
+import { AGGREGATE_FNS, FILTER_OPS, ROLES } from '../vocabulary.ts';
 
 const NAME = /^[a-z][a-z0-9_]*$/;
 export const TIME_GRAINS = ['day', 'week', 'month', 'quarter', 'year'] as const;
 export const DIMENSION_TYPES = ['string', 'number', 'boolean', 'date', 'timestamp'] as const;
-export const METRIC_TYPES = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max'] as const;
-export const FILTER_OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'not_in', 'between', 'is_null', 'is_not_null', 'contains', 'starts_with'] as const;
+/** A metric's type is one of the aggregate functions artifacts offer too. */
+export const METRIC_TYPES = AGGREGATE_FNS;
 
 const Dimension = z
   .object({
@@ -35,7 +36,7 @@ const Metric = z
 const Parameter = z
   .object({
     name: z.string().regex(NAME, 'must match [a-z][a-z0-9_]*'),
-    type: z.enum(['string', 'number', 'boolean', 'date', 'timestamp']),
+    type: z.enum(DIMENSION_TYPES),
     required: z.boolean().default(true),
     description: z.string().optional(),
   })
@@ -49,7 +50,7 @@ export const Explore = z
     datasource: z.string().default('default'),
     table: z.string().regex(/^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$/, 'must be schema.table').optional(),
     sql: z.string().min(1).optional().describe('A SELECT; may use {{parameter}} placeholders, which are bound, never spliced.'),
-    access: z.object({ roles: z.array(z.enum(['reader', 'analyst', 'admin'])).min(1) }).strict().optional(),
+    access: z.object({ roles: z.array(z.enum(ROLES)).min(1) }).strict().optional(),
     requiredFilters: z.array(z.object({ field: z.string(), op: z.enum(FILTER_OPS) }).strict()).optional(),
     parameters: z.array(Parameter).optional(),
     dimensions: z.array(Dimension).default([]),

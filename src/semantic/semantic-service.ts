@@ -5,24 +5,26 @@
  */
 import type { Principal } from '../auth/principals.ts';
 import type { Materialize } from '../export/export-types.ts';
-import type { QueryService } from '../query/query-service.ts';
-import { queryData, queryError, querySummary } from '../query/query-view.ts';
+import type { QueryService, WaitPolicy } from '../query/query-service.ts';
+import type { QueryAnswer } from '../query/query-view.ts';
 import type { QueryData } from '../query/query-types.ts';
 import type { SemanticCatalog } from './catalog.ts';
 import { compileIntent, type ResultField } from './compile.ts';
 import type { SemanticIntentT } from './intent.ts';
 
-export interface SemanticRun {
+export interface SemanticRun extends QueryAnswer {
   data: QueryData & { fields: ResultField[] };
-  summary: string;
-  status: 200 | 202;
 }
+
+const DEFAULT_WAIT_MS = 30_000;
 
 export interface RunOptions {
   previewRows?: number | undefined;
   materialize?: Materialize | undefined;
   sessionId?: string | undefined;
   waitMs?: number | undefined;
+  /** What to do with a query still running after waitMs (default: answer 202 RUNNING). */
+  onTimeout?: WaitPolicy['onTimeout'] | undefined;
 }
 
 export class SemanticService {
@@ -36,17 +38,18 @@ export class SemanticService {
 
   async run(principal: Principal, intent: SemanticIntentT, options: RunOptions = {}): Promise<SemanticRun> {
     const compiled = compileIntent(this.catalog, principal, intent);
-    const record = await this.#queries.submit(principal, {
-      datasource: compiled.datasource,
-      sql: compiled.sql,
-      params: compiled.params as (string | number | boolean | null)[],
-      previewRows: options.previewRows,
-      materialize: options.materialize,
-      sessionId: options.sessionId,
-    });
-    await record.settledWithin(options.waitMs ?? 30_000);
-    if (record.state === 'FAILED') throw queryError(record);
-    const data = { ...queryData(record), fields: compiled.fields };
-    return { data, summary: querySummary(data), status: record.state === 'RUNNING' ? 202 : 200 };
+    const answer = await this.#queries.run(
+      principal,
+      {
+        datasource: compiled.datasource,
+        sql: compiled.sql,
+        params: compiled.params,
+        previewRows: options.previewRows,
+        materialize: options.materialize,
+        sessionId: options.sessionId,
+      },
+      { waitMs: options.waitMs ?? DEFAULT_WAIT_MS, onTimeout: options.onTimeout ?? 'continue' },
+    );
+    return { ...answer, data: { ...answer.data, fields: compiled.fields } };
   }
 }

@@ -9,7 +9,6 @@ import { runExport } from '../../src/export/export-run.ts';
 import type { ArtifactStore, StagedResult } from '../../src/artifacts/types.ts';
 import type { StoreWorkers } from '../../src/artifacts/drivers/local-layout.ts';
 import { WorkerPool } from '../../src/query/worker-pool.ts';
-import type { ReadResult } from '../../src/query/worker-protocol.ts';
 
 
 export interface Fixtures {
@@ -26,7 +25,7 @@ export async function createFixtures(): Promise<Fixtures> {
   const duck: DuckDBConnection = await instance.connect();
   return {
     workers: {
-      read: async (text, params) => (await pool.run<ReadResult>({ type: 'read', sql: text, params }).result).rows,
+      read: async (text, params) => (await pool.run({ type: 'read', sql: text, params }).result).rows,
       writeFile: async (task) => void (await pool.run({ type: 'write-file', ...task }).result),
     },
     async stage(store, text) {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { loadConfig } from '../../src/config.ts';
 import { startSluice, type Sluice } from '../../src/server.ts';
+import { quietLogger } from '../../src/logger.ts';
 /** True when the suites run on the embedded database (see test/global-setup.ts), which cannot cancel or time out a running statement. */
 export const EMBEDDED = process.env.SLUICE_TEST_EMBEDDED === '1' || !process.env.TEST_DATABASE_URL;
 
@@ -56,7 +57,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ]),
     ...env,
   });
-  const sluice = await startSluice(config, () => undefined);
+  const sluice = await startSluice(config, quietLogger);
   await sluice.ready;
   const url = databaseUrl ?? (await embeddedUrl(sluice));
   const sql = postgres(url, { max: 1, onnotice: () => undefined });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startSluice } from '../../src/server.ts';
 import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
+import { quietLogger } from '../../src/logger.ts';
 
 const S = 'semtest';
 const MODEL = `
@@ -225,7 +226,7 @@ describe('model files', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-badmodel-'));
     writeFileSync(join(dir, 'broken.yml'), 'explores:\n  - name: orders\n    table: public.orders\n    dimensions:\n      - { name: region, type: text }\n');
     try {
-      await expect(startSluice(loadConfig({ SLUICE_MODELS_DIR: dir, SLUICE_DATA_DIR: dir, PORT: '0', DATABASE_URL: 'postgres://127.0.0.1:1/none' }), () => undefined)).rejects.toThrow(/broken\.yml, explore "orders", dimension "region", field "type"/);
+      await expect(startSluice(loadConfig({ SLUICE_MODELS_DIR: dir, SLUICE_DATA_DIR: dir, PORT: '0', DATABASE_URL: 'postgres://127.0.0.1:1/none' }), quietLogger)).rejects.toThrow(/broken\.yml, explore "orders", dimension "region", field "type"/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

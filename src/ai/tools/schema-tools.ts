@@ -1,7 +1,6 @@
 /** list_tables and describe_table: the schema, as the caller may see it. */
 import { describeTable, listTables } from '../../datasources/introspection.ts';
-import { SluiceError } from '../../errors.ts';
-import { toSluiceError } from '../../export/pg-errors.ts';
+import { SluiceError, toSluiceError } from '../../errors.ts';
 import { splitTableName } from '../../routes/datasources/handlers.ts';
 import { stringArg, type AgentTool } from './tool-types.ts';
 

@@ -5,6 +5,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { requireRole, type AppEnv } from '../../auth/middleware.ts';
 import type { ArtifactStore } from '../../artifacts/types.ts';
+import { AGGREGATE_FNS, DOWNLOAD_FORMATS } from '../../vocabulary.ts';
 import { envelope, errorResponses, ok } from '../common/envelope.ts';
 import { Column, IdParam } from '../common/schemas.ts';
 import { FilterSchema, SortSchema } from './schemas.ts';
@@ -16,7 +17,7 @@ const AggregateRequest = z
       .array(
         z
           .object({
-            fn: z.enum(['count', 'count_distinct', 'sum', 'avg', 'min', 'max']),
+            fn: z.enum(AGGREGATE_FNS),
             column: z.string().max(1000).optional().openapi({ description: 'Required for all but count.' }),
             as: z.string().min(1).max(128).optional(),
           })
@@ -56,7 +57,7 @@ const downloadRoute = createRoute({
   description: 'parquet: one valid Parquet file; csv: a header row and PostgreSQL-like text values; jsonl: one JSON array per line, identical to the rows of the read API.',
   request: {
     params: IdParam,
-    query: z.object({ format: z.enum(['parquet', 'csv', 'jsonl']).default('parquet').openapi({ param: { name: 'format', in: 'query' } }) }),
+    query: z.object({ format: z.enum(DOWNLOAD_FORMATS).default('parquet').openapi({ param: { name: 'format', in: 'query' } }) }),
   },
   responses: {
     200: {

@@ -1,8 +1,8 @@
 /** Request and response schemas of /api/artifacts. */
 import { z } from '@hono/zod-openapi';
+import { ARTIFACT_STATES, CAPS, COVERAGES, DOWNLOAD_FORMATS, FILTER_OPS, SORT_DIRECTIONS } from '../../vocabulary.ts';
 import { envelope } from '../common/envelope.ts';
 import { Column, SessionId } from '../common/schemas.ts';
-import { FILTER_OPS } from '../../artifacts/types.ts';
 
 export const Capabilities = z
   .object({
@@ -10,22 +10,22 @@ export const Capabilities = z
     filterOps: z.array(z.enum(FILTER_OPS)),
     sort: z.boolean(),
     aggregate: z.boolean(),
-    formats: z.array(z.enum(['parquet', 'csv', 'jsonl'])),
+    formats: z.array(z.enum(DOWNLOAD_FORMATS)),
   })
   .openapi('Capabilities');
 
 export const Artifact = z
   .object({
     id: z.string(),
-    state: z.enum(['WRITING', 'COMMITTED', 'EXPIRED', 'DELETED']),
+    state: z.enum(ARTIFACT_STATES),
     sessionId: z.string(),
     sql: z.string(),
     datasource: z.string(),
     columns: z.array(Column),
     rowCount: z.number().int(),
     sizeBytes: z.number().int(),
-    coverage: z.enum(['COMPLETE', 'PREFIX']),
-    boundedBy: z.enum(['previewRows', 'maxRows', 'maxBytes', 'maxDuration']).nullable().openapi({ description: 'For a PREFIX: the cap that cut it.' }),
+    coverage: z.enum(COVERAGES),
+    boundedBy: z.enum(CAPS).nullable().openapi({ description: 'For a PREFIX: the cap that cut it.' }),
     createdAt: z.string(),
     expiresAt: z.string(),
     capabilities: Capabilities,
@@ -42,7 +42,7 @@ export const FilterSchema = z
   .openapi('Filter');
 
 export const SortSchema = z
-  .object({ column: z.string().min(1).max(1000), direction: z.enum(['asc', 'desc']).default('asc') })
+  .object({ column: z.string().min(1).max(1000), direction: z.enum(SORT_DIRECTIONS).default('asc') })
   .strict()
   .openapi('SortKey');
 

@@ -3,18 +3,19 @@
  * artifact decision, and the id and session formats.
  */
 import { z } from '@hono/zod-openapi';
+import { CAPS, COMPLETENESS_STATUSES, LIMIT_SOURCES } from '../../vocabulary.ts';
 
 export const Column = z.object({ name: z.string(), type: z.string().openapi({ example: 'int8' }) }).openapi('Column');
 
-export const Cap = z.enum(['previewRows', 'maxRows', 'maxBytes', 'maxDuration']);
+export const Cap = z.enum(CAPS);
 
 export const Completeness = z
   .object({
-    status: z.enum(['COMPLETE', 'INCOMPLETE', 'UNKNOWN']),
+    status: z.enum(COMPLETENESS_STATUSES),
     returnedRows: z.number().int(),
     totalRows: z.number().int().nullable().openapi({ description: 'Null while unknown (still running, or a cap stopped the result).' }),
     boundedBy: Cap.nullable().openapi({ description: 'The limit that made the result incomplete.' }),
-    limitSetBy: z.enum(['server', 'request']).nullable().openapi({ description: 'Who set the limit named in boundedBy.' }),
+    limitSetBy: z.enum(LIMIT_SOURCES).nullable().openapi({ description: 'Who set the limit named in boundedBy.' }),
   })
   .openapi('Completeness');
 

@@ -3,8 +3,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { requireRole, type AppEnv } from '../../auth/middleware.ts';
 import { describeTable, listTables } from '../../datasources/introspection.ts';
 import type { DatasourceRegistry } from '../../datasources/registry.ts';
-import { SluiceError } from '../../errors.ts';
-import { toSluiceError } from '../../export/pg-errors.ts';
+import { SluiceError, toSluiceError } from '../../errors.ts';
 import { ok } from '../common/envelope.ts';
 import { describeTableRoute, listDatasources, listTablesRoute } from './routes.ts';
 

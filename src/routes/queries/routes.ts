@@ -41,7 +41,8 @@ export const cancelQuery = createRoute({
   description: 'Stops the query on the database too and removes anything staged. Cancelling a query that already ended changes nothing and returns its state.',
   request: { params: IdParam },
   responses: {
-    200: jsonResponse(QueryEnvelope, 'The query\u2019s state after the cancel.'),
+    200: jsonResponse(QueryEnvelope, 'The query\u2019s state after the cancel (CANCELLED, or the state it had already ended in).'),
+    202: jsonResponse(QueryEnvelope, 'The database has not stopped the statement yet; poll GET /api/queries/{id} for the final state.'),
     ...errorResponses('NOT_FOUND', 'SQL_ERROR', 'QUERY_TIMEOUT'),
   },
 });

@@ -1,5 +1,6 @@
 /** Request and response schemas of /api/queries. */
 import { z } from '@hono/zod-openapi';
+import { COVERAGES, DECISIONS, MATERIALIZE_MODES, QUERY_STATES } from '../../vocabulary.ts';
 import { envelope } from '../common/envelope.ts';
 import { Column, Completeness, Limits, SessionId } from '../common/schemas.ts';
 
@@ -9,7 +10,7 @@ export const QueryRequest = z
     sql: z.string().min(1).max(1_000_000).openapi({ example: 'SELECT * FROM orders ORDER BY id' }),
     params: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).max(1000).optional().openapi({ description: 'Values for $1, $2, ... bound by the database.' }),
     previewRows: z.number().int().min(0).max(500).optional(),
-    materialize: z.enum(['auto', 'always', 'never']).optional().openapi({ description: '"auto" keeps an artifact only when the preview is not the whole result.' }),
+    materialize: z.enum(MATERIALIZE_MODES).optional().openapi({ description: '"auto" keeps an artifact only when the preview is not the whole result.' }),
     limits: Limits.optional(),
     waitMs: z.number().int().min(0).max(300_000).optional().openapi({ description: 'How long to wait for the end before answering 202 RUNNING. Default 30000.' }),
     sessionId: SessionId.optional(),
@@ -19,10 +20,10 @@ export const QueryRequest = z
 
 export const ArtifactDecision = z
   .object({
-    decision: z.enum(['CREATED', 'SKIPPED', 'DENIED', 'FAILED', 'CANCELLED']),
+    decision: z.enum(DECISIONS),
     reason: z.string().optional().openapi({ description: 'A stable code, for every decision but CREATED (PREVIEW_COMPLETE, MATERIALIZE_NEVER, QUOTA_EXCEEDED, QUERY_CANCELLED, or the error code).' }),
     message: z.string().optional(),
-    coverage: z.enum(['COMPLETE', 'PREFIX']).optional(),
+    coverage: z.enum(COVERAGES).optional(),
     id: z.string().optional(),
     format: z.literal('parquet').optional(),
     rowCount: z.number().int().optional(),
@@ -34,7 +35,7 @@ export const ArtifactDecision = z
 export const QueryData = z
   .object({
     queryId: z.string(),
-    state: z.enum(['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED']),
+    state: z.enum(QUERY_STATES),
     preview: z.object({ columns: z.array(Column), rows: z.array(z.array(z.unknown())) }),
     completeness: Completeness,
     artifact: ArtifactDecision.nullable(),

@@ -6,6 +6,7 @@ import { normalizeIntent, SemanticIntent, type SemanticIntentT } from '../../sem
 import type { SemanticService } from '../../semantic/semantic-service.ts';
 import type { VisualizationStore } from '../../semantic/visualization-store.ts';
 import { SluiceError } from '../../errors.ts';
+import { MATERIALIZE_MODES } from '../../vocabulary.ts';
 import { envelope, errorResponses, jsonResponse, ok } from '../common/envelope.ts';
 import { IdParam, SessionId } from '../common/schemas.ts';
 import { QueryData } from '../queries/schemas.ts';

@@ -1,0 +1,47 @@
+/**
+ * The contract's closed vocabularies, each written once. Zod schemas (and so
+ * the OpenAPI document), TypeScript types and messages all derive from these
+ * arrays; adding a value here is the one change that reaches every surface.
+ */
+
+export const QUERY_STATES = ['RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'] as const;
+export type QueryState = (typeof QUERY_STATES)[number];
+
+export const COMPLETENESS_STATUSES = ['COMPLETE', 'INCOMPLETE', 'UNKNOWN'] as const;
+export type CompletenessStatus = (typeof COMPLETENESS_STATUSES)[number];
+
+/** The limits that can stop a result short (`completeness.boundedBy`). */
+export const CAPS = ['previewRows', 'maxRows', 'maxBytes', 'maxDuration'] as const;
+export type Cap = (typeof CAPS)[number];
+
+/** Who set the limit that fired: the server's configuration or the request. */
+export const LIMIT_SOURCES = ['server', 'request'] as const;
+export type LimitSource = (typeof LIMIT_SOURCES)[number];
+
+export const DECISIONS = ['CREATED', 'SKIPPED', 'DENIED', 'FAILED', 'CANCELLED'] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+export const COVERAGES = ['COMPLETE', 'PREFIX'] as const;
+export type Coverage = (typeof COVERAGES)[number];
+
+export const MATERIALIZE_MODES = ['auto', 'always', 'never'] as const;
+export type Materialize = (typeof MATERIALIZE_MODES)[number];
+
+export const ARTIFACT_STATES = ['WRITING', 'COMMITTED', 'EXPIRED', 'DELETED'] as const;
+export type ArtifactState = (typeof ARTIFACT_STATES)[number];
+
+export const FILTER_OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'not_in', 'between', 'is_null', 'is_not_null', 'contains', 'starts_with'] as const;
+export type FilterOp = (typeof FILTER_OPS)[number];
+
+/** Aggregates over a stored result, and the metric types of the semantic layer. */
+export const AGGREGATE_FNS = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max'] as const;
+export type AggregateFn = (typeof AGGREGATE_FNS)[number];
+
+export const SORT_DIRECTIONS = ['asc', 'desc'] as const;
+export type SortDirection = (typeof SORT_DIRECTIONS)[number];
+
+export const DOWNLOAD_FORMATS = ['parquet', 'csv', 'jsonl'] as const;
+export type DownloadFormat = (typeof DOWNLOAD_FORMATS)[number];
+
+export const ROLES = ['reader', 'analyst', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
