@@ -113,8 +113,8 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
       registry.add({ id: 'default', url: embedded.url, embedded: true });
     }
     await registry.warnAboutSuperusers(log);
-    // Ready means a query can run now: the first export worker has loaded (DuckDB included).
-    await queryPool.loaded();
+    // Ready means a query can run now: an export worker has loaded (DuckDB included) and takes tasks.
+    await queryPool.ready();
     ready = true;
     // Leftovers of exports interrupted by a crash: removed now that the server is serving.
     void store.sweepStaging().catch((e: unknown) => log(`Could not clean staged files: ${(e as Error).message}`));

@@ -25,10 +25,14 @@ interface Slot {
   job: Job | null;
   /** Resolves when the worker has loaded (or exited): only then is terminating it safe. */
   loaded: Promise<void>;
+  /** True once the worker said it is ready to take tasks. */
+  ready: boolean;
 }
 
 /** How long close() waits for workers still loading or still running a task before terminating them anyway. */
 const LOAD_WAIT_MS = 30_000;
+/** A worker that died before it ever loaded is replaced after this pause, so a broken entry does not spin. */
+const RESPAWN_AFTER_LOAD_FAILURE_MS = 1_000;
 
 export interface RunningTask<T> {
   taskId: number;
@@ -45,6 +49,8 @@ export class WorkerPool {
   readonly #log: Logger;
   #nextTaskId = 1;
   #closed = false;
+  #markReady!: () => void;
+  readonly #ready = new Promise<void>((resolve) => (this.#markReady = resolve));
 
   /** `eager` workers start at once, so the first tasks do not wait for a thread to load. */
   constructor(entry: URL, size: number, workerData: unknown, eager = 1, log: Logger = consoleLogger) {
@@ -55,9 +61,18 @@ export class WorkerPool {
     for (let i = 0; i < Math.min(eager, size); i++) this.#slots.push(this.#spawn());
   }
 
-  /** Resolves when the workers started so far have loaded. */
+  /** Resolves when the workers started so far have loaded, or exited trying. */
   async loaded(): Promise<void> {
     await Promise.all(this.#slots.map((s) => s.loaded));
+  }
+
+  /**
+   * Resolves once a worker has loaded its modules and DuckDB and so can take
+   * a task; never while every worker fails to load (a missing or broken
+   * entry), so readiness cannot be claimed by a pool that would fail every task.
+   */
+  ready(): Promise<void> {
+    return this.#ready;
   }
 
   /** Workers alive now (at most the pool's size). */
@@ -124,9 +139,13 @@ export class WorkerPool {
   #spawn(): Slot {
     const worker = spawnWorker(this.#entry, { workerData: this.#workerData });
     let markLoaded!: () => void;
-    const slot: Slot = { worker, job: null, loaded: new Promise<void>((r) => (markLoaded = r)) };
+    const slot: Slot = { worker, job: null, loaded: new Promise<void>((r) => (markLoaded = r)), ready: false };
     worker.on('message', (message: FromWorker) => {
-      if (message.type === 'ready') markLoaded();
+      if (message.type === 'ready') {
+        slot.ready = true;
+        markLoaded();
+        this.#markReady();
+      }
       else if (message.type === 'log') this.#log.error(message.line, message.cause);
       else this.#onMessage(slot, message);
     });
@@ -154,9 +173,18 @@ export class WorkerPool {
     const job = slot.job;
     slot.job = null;
     job?.reject(new SluiceError('INTERNAL', 'The worker running this task stopped unexpectedly; the task was not completed.'));
-    if (this.#closed) return;
     const index = this.#slots.indexOf(slot);
-    if (index !== -1) this.#slots[index] = this.#spawn();
-    this.#dispatch();
+    if (index !== -1) this.#slots.splice(index, 1);
+    if (this.#closed) return;
+    const replace = () => {
+      if (this.#closed) return;
+      this.#slots.push(this.#spawn());
+      this.#dispatch();
+    };
+    if (slot.ready) replace();
+    else {
+      this.#log.error(`A query worker stopped before it had loaded; starting another in ${RESPAWN_AFTER_LOAD_FAILURE_MS / 1000} s.`);
+      setTimeout(replace, RESPAWN_AFTER_LOAD_FAILURE_MS).unref?.();
+    }
   }
 }

@@ -1,0 +1,43 @@
+/**
+ * Readiness of a worker pool means a worker has loaded and can take a task:
+ * a pool whose workers die while loading must never claim it.
+ */
+import { describe, expect, it } from 'vitest';
+import { WorkerPool } from '../../src/query/worker-pool.ts';
+import type { Logger } from '../../src/logger.ts';
+
+const QUERY_WORKER = new URL('../../workers/query-worker.ts', import.meta.url);
+const BROKEN_WORKER = new URL('../fixtures/broken-worker.ts', import.meta.url);
+
+function capture(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, info: (line) => lines.push(line), error: (line) => lines.push(line) };
+}
+
+const settle = (promise: Promise<void>, ms: number) =>
+  Promise.race([promise.then(() => 'ready' as const), new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), ms))]);
+
+describe('WorkerPool.ready', () => {
+  it('resolves once a worker has loaded, and that worker runs a task', async () => {
+    const pool = new WorkerPool(QUERY_WORKER, 1, { duckdbThreads: 1, duckdbMemoryLimit: '128MB' });
+    try {
+      await pool.ready();
+      const { rows } = await pool.run({ type: 'read', sql: "SELECT '[1]'", params: [] }).result;
+      expect(rows).toEqual([[1]]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('never resolves while every worker fails to load, and says so in the log', async () => {
+    const log = capture();
+    const pool = new WorkerPool(BROKEN_WORKER, 1, {}, 1, log);
+    try {
+      await pool.loaded();
+      expect(await settle(pool.ready(), 1_500)).toBe('waiting');
+      expect(log.lines.some((l) => l.includes('stopped before it had loaded'))).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+});
