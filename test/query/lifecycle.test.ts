@@ -7,13 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDED, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
+import { skipNote } from '../helpers/skip-note.ts';
 import { activeBackendsWith, eventually, expectFailure, readAll, runQuery, stagingEntries } from './query-test-helpers.ts';
 
 let server: TestServer;
 
-// Stopping a running statement needs a server that honours cancel requests; the
-// embedded PGlite (used when TEST_DATABASE_URL is unset) runs each statement to its end.
 const cancellable = !EMBEDDED;
+const NOT_CANCELLABLE = 'stopping a running statement needs a server that honours cancel requests; the embedded PGlite runs each statement to its end';
+/** The title, with the reason when the embedded database makes the test skip. */
+const needsCancel = (title: string) => skipNote(!cancellable, title, NOT_CANCELLABLE);
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -57,7 +59,7 @@ describe('waiting and polling', () => {
     expect(again.body.data.state).toBe('SUCCEEDED');
   });
 
-  it.skipIf(!cancellable)('a poll without waitMs answers at once with 202 while the query runs', async () => {
+  it.skipIf(!cancellable)(needsCancel('a poll without waitMs answers at once with 202 while the query runs'), async () => {
     const tag = marker();
     const r = await runQuery(server, { sql: `select pg_sleep(3) /* ${tag} */`, waitMs: 0 });
     expect(r.status).toBe(202);
@@ -70,7 +72,7 @@ describe('waiting and polling', () => {
   });
 });
 
-describe.skipIf(!cancellable)('cancel', () => {
+describe.skipIf(!cancellable)(needsCancel('cancel'), () => {
   it('stops the query on the database and leaves nothing staged', async () => {
     const tag = marker();
     const r = await runQuery(server, { sql: `select pg_sleep(30) /* ${tag} */`, waitMs: 0, materialize: 'always' });
@@ -139,7 +141,7 @@ describe.skipIf(!cancellable)('cancel', () => {
   });
 });
 
-describe.skipIf(!cancellable)('the duration cap', () => {
+describe.skipIf(!cancellable)(needsCancel('the duration cap'), () => {
   it('stops a query with no row in time as QUERY_TIMEOUT, on the database too', async () => {
     const tag = marker();
     const r = await runQuery(server, { sql: `select pg_sleep(5) /* ${tag} */`, limits: { maxDurationMs: 500 } });
@@ -185,7 +187,7 @@ describe.skipIf(!cancellable)('the duration cap', () => {
 });
 
 describe('visibility', () => {
-  it.skipIf(!cancellable)('another principal can neither poll nor cancel a query', async () => {
+  it.skipIf(!cancellable)(needsCancel('another principal can neither poll nor cancel a query'), async () => {
     const tag = marker();
     const r = await runQuery(server, { sql: `select pg_sleep(30) /* ${tag} */`, waitMs: 0 }, TOKENS.analyst);
     expect(r.status).toBe(202);

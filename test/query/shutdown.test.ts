@@ -2,9 +2,9 @@
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { EMBEDDED, startTestServer } from '../helpers/server.ts';
+import { skipNote } from '../helpers/skip-note.ts';
 
-// The embedded database cannot cancel a running statement (see README).
-describe.skipIf(EMBEDDED)('shutdown', () => {
+describe.skipIf(EMBEDDED)(skipNote(EMBEDDED, 'shutdown', 'the embedded database cannot cancel a running statement'), () => {
   it('leaves no statement of ours running on PostgreSQL', async () => {
     const server = await startTestServer();
     const marker = `shutdown_${process.pid}_${Date.now()}`;

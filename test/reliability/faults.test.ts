@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDED, startTestServer, type TestServer } from '../helpers/server.ts';
+import { skipNote } from '../helpers/skip-note.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -14,8 +15,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-// The embedded database cannot lose one backend alone, and does not fit a tiny disk.
-describe.skipIf(EMBEDDED)('faults', () => {
+describe.skipIf(EMBEDDED)(skipNote(EMBEDDED, 'faults', 'the embedded database cannot lose one backend alone'), () => {
   it('a backend killed mid-query fails that query cleanly, and the pool recovers', async () => {
     const marker = `fault_${Date.now()}`;
     const running = await server.request('/api/queries', { body: { sql: `select pg_sleep(5), '${marker}' as m`, waitMs: 0 } });
@@ -37,7 +37,7 @@ describe.skipIf(EMBEDDED)('faults', () => {
   });
 });
 
-describe.skipIf(EMBEDDED)('disk full', () => {
+describe.skipIf(EMBEDDED)(skipNote(EMBEDDED, 'disk full', 'the embedded database does not fit a tiny disk'), () => {
   it('fails the artifact with a reason, keeps the preview, and leaves nothing partial', async (context) => {
     const { execFileSync } = await import('node:child_process');
     const { mkdtempSync, readdirSync, rmSync } = await import('node:fs');
@@ -48,7 +48,9 @@ describe.skipIf(EMBEDDED)('disk full', () => {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', dir], { stdio: 'ignore' });
     } catch {
       rmSync(dir, { recursive: true, force: true });
-      context.skip(); // mounting a small tmpfs needs root (CI runs as root)
+      const reason = 'mounting a small tmpfs needs root (CI runs as root)';
+      console.log(`SKIPPED "disk full": ${reason}`);
+      context.skip(reason);
       return;
     }
     const small = await startTestServer({ SLUICE_DATA_DIR: dir });
