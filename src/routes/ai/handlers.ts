@@ -12,6 +12,7 @@ import { AgentRequest, AgentResponse, ChatRequest, ChatResponse } from './schema
 const AI_ERRORS = ['NOT_FOUND', 'AI_NOT_CONFIGURED', 'AI_UPSTREAM_ERROR', 'SQL_ERROR'] as const;
 
 const chatRoute = createRoute({
+  operationId: 'chat',
   method: 'post',
   path: '/api/ai/chat',
   tags: ['AI'],
@@ -21,6 +22,7 @@ const chatRoute = createRoute({
 });
 
 const streamRoute = createRoute({
+  operationId: 'chatStream',
   method: 'post',
   path: '/api/ai/chat/stream',
   tags: ['AI'],
@@ -30,6 +32,7 @@ const streamRoute = createRoute({
 });
 
 const agentRoute = createRoute({
+  operationId: 'runAgent',
   method: 'post',
   path: '/api/ai/agent',
   tags: ['AI'],
