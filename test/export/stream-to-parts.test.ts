@@ -86,7 +86,7 @@ function source(csv: Buffer, cuts: number[], counted = false, onChunk: (index: n
   return fake;
 }
 
-function request(overrides: Partial<ExportRequest> & { limits?: Partial<ExportRequest['limits']> } = {}): ExportRequest {
+function request(overrides: Partial<Omit<ExportRequest, 'limits'>> & { limits?: Partial<ExportRequest['limits']> } = {}): ExportRequest {
   const stagingDir = mkdtempSync(join(tmpdir(), 'sluice-parts-'));
   dirs.push(stagingDir);
   return {
