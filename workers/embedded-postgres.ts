@@ -14,7 +14,7 @@ import {
   type EmbeddedWorkerData,
   type WorkerToParent,
 } from '../src/datasources/embedded/protocol.ts';
-import { seedIfNeeded } from '../src/datasources/embedded/seed.ts';
+import { seedIfNeeded } from '../src/worker/embedded-seed.ts';
 
 // PGlite serialises everything onto one backend anyway; the multiplexer only
 // lets several clients hold a connection open while their messages queue.
@@ -36,8 +36,10 @@ function post(message: WorkerToParent): void {
   port?.postMessage(message);
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** A failure as the parent receives it: the message only, so no stack or path crosses over. */
+function failed(error: unknown, prefix = ''): WorkerToParent {
+  const message = error instanceof Error ? error.message : String(error);
+  return { type: 'failed', error: { code: 'INTERNAL', message: `${prefix}${message}` } };
 }
 
 let db: PGlite | undefined;
@@ -48,7 +50,7 @@ const abort = new AbortController();
 async function start(config: EmbeddedWorkerData): Promise<void> {
   mkdirSync(config.dataDir, { recursive: true });
   db = await PGlite.create({ dataDir: config.dataDir, startParams: START_PARAMS });
-  const seeded = await seedIfNeeded(db, (message) => post({ type: 'progress', message }), abort.signal);
+  const seeded = await seedIfNeeded(db, (line) => post({ type: 'log', line }), abort.signal);
   const socketServer = new PGLiteSocketServer({
     db,
     host: config.host,
@@ -83,13 +85,13 @@ async function shutdown(): Promise<void> {
 // close() can reject with nobody listening. One client's mishap must not take
 // the database down, and during stop() such rejections are expected.
 process.on('unhandledRejection', (reason) => {
-  if (stopping === undefined) post({ type: 'error', message: describe(reason) });
+  if (stopping === undefined) post(failed(reason));
 });
 
 const started = start(workerData as EmbeddedWorkerData);
 started.catch(async (error: unknown) => {
   if (abort.signal.aborted) return;
-  post({ type: 'error', message: describe(error) });
+  post(failed(error));
   await db?.close().catch(() => undefined);
   port.close();
 });
@@ -98,6 +100,6 @@ port.on('message', (message: unknown) => {
   if (!isParentToWorker(message) || stopping !== undefined) return;
   stopping = shutdown()
     .then(() => post({ type: 'stopped' }))
-    .catch((error: unknown) => post({ type: 'error', message: `stop failed: ${describe(error)}` }))
+    .catch((error: unknown) => post(failed(error, 'stop failed: ')))
     .finally(() => port.close());
 });

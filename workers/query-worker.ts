@@ -6,9 +6,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import postgres, { type Sql } from 'postgres';
-import { toErrorData } from '../src/errors.ts';
-import { runExport } from '../src/export/export-run.ts';
-import { writeFile } from '../src/export/write-file.ts';
+import { toErrorData, toSluiceError } from '../src/errors.ts';
+import { runExport } from '../src/worker/export/export-run.ts';
+import { writeFile } from '../src/worker/write-file.ts';
 import type { FromWorker, QueryWorkerData, ToWorker } from '../src/query/worker-protocol.ts';
 
 const settings = workerData as QueryWorkerData;
@@ -23,6 +23,12 @@ const PROGRESS_EVERY_MS = 200;
 
 function send(message: FromWorker): void {
   port.postMessage(message);
+}
+
+/** The operator's log lives on the API thread: lines and causes go there as messages. */
+function log(line: string, cause?: unknown): void {
+  const text = cause instanceof Error ? (cause.stack ?? cause.message) : cause === undefined ? undefined : String(cause);
+  send(text === undefined ? { type: 'log', line } : { type: 'log', line, cause: text });
 }
 
 function duck(): Promise<DuckDBConnection> {
@@ -76,8 +82,10 @@ function answer(message: FromWorker & { taskId: number }): void {
 process.on('uncaughtException', (error) => {
   const fromPostgres = /postgres[\\/](cjs[\\/])?src[\\/]connection\.js/.test(error.stack ?? '');
   if (!fromPostgres) {
-    console.error('query worker: uncaught error:', error);
-    process.exit(1);
+    log('query worker: uncaught error:', error);
+    // Let the log line reach the API thread before the thread ends.
+    setImmediate(() => process.exit(1));
+    return;
   }
   // The broken connection may belong to an export that has already failed: drop them all.
   for (const [url, sql] of connections) {
@@ -118,9 +126,10 @@ async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<v
       answer({ type: 'done', taskId, result: { rows } });
     }
   } catch (error) {
-    const data = toErrorData(error);
-    // The caller gets a plain INTERNAL; the operator gets the cause, on this process's stderr only.
-    if (data.code === 'INTERNAL') console.error(`query worker: task ${taskId} failed:`, error);
+    const failure = toSluiceError(error);
+    // The caller gets a plain INTERNAL; the operator gets the cause, in the log only.
+    if (failure.code === 'INTERNAL') log(`query worker: task ${taskId} failed:`, failure.cause ?? error);
+    const data = toErrorData(failure);
     answer({ type: 'failed', taskId, error: data });
   } finally {
     exporting.delete(taskId);
@@ -145,7 +154,7 @@ port.on('message', (message: ToWorker) => {
 void duck().then(
   () => send({ type: 'ready' }),
   (error: unknown) => {
-    console.error('query worker: DuckDB did not start:', error);
-    process.exit(1);
+    log('query worker: DuckDB did not start:', error);
+    setImmediate(() => process.exit(1));
   },
 );

@@ -18,10 +18,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import postgres from 'postgres';
-import { planColumns } from '../../src/export/column-plan.ts';
-import { CsvRecordScanner } from '../../src/export/csv-record-scanner.ts';
-import { describeQuery } from '../../src/export/describe-query.ts';
-import { csvToParquetSql } from '../../src/export/duckdb-csv.ts';
+import { planColumns } from '../../src/columns/column-plan.ts';
+import { CsvRecordScanner } from '../../src/worker/export/csv-record-scanner.ts';
+import { describeQuery } from '../../src/worker/export/describe-query.ts';
+import { csvToParquetSql } from '../../src/worker/export/duckdb-csv.ts';
 import { DATABASE_URL, exportSql } from '../lib/tables.ts';
 
 const rows = Number(process.argv[2] ?? 5_000_000);

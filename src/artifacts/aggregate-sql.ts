@@ -6,11 +6,11 @@
  * (DuckDB sums them as HUGEINT / DECIMAL(38, s)) and are returned as strings.
  */
 import { SluiceError } from '../errors.ts';
-import { quoteIdent, quoteLiteral, type PlannedColumn, type StorageKind } from '../export/column-plan.ts';
+import { quoteIdent, quoteLiteral, type PlannedColumn, type StorageKind } from '../columns/column-plan.ts';
 import type { BoundValue } from './filter-values.ts';
 import { comparable, filterSql, resolveColumn, type PartFile } from './read-sql.ts';
 import type { AggregateRequest } from './types.ts';
-import { rowJsonExpression } from './value-encoding.ts';
+import { rowJsonExpression } from '../columns/value-encoding.ts';
 
 interface OutputColumn {
   name: string;

@@ -7,7 +7,7 @@
  * to, so a decimal is never rounded before it is compared.
  */
 import { SluiceError } from '../errors.ts';
-import type { PlannedColumn } from '../export/column-plan.ts';
+import type { PlannedColumn } from '../columns/column-plan.ts';
 
 /** A value bound to a DuckDB statement's parameter, never spliced into its text. */
 export type BoundValue = string | number | boolean | null;

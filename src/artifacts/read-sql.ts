@@ -6,9 +6,9 @@
  * here, so a caller's text never reaches SQL except as a bound value.
  */
 import { SluiceError } from '../errors.ts';
-import { quoteIdent, quoteLiteral, type PlannedColumn } from '../export/column-plan.ts';
+import { quoteIdent, quoteLiteral, type PlannedColumn } from '../columns/column-plan.ts';
 import { FILTER_OPS, type Filter, type FilterOp, type ReadRequest, type SortKey } from './types.ts';
-import { rowJsonExpression } from './value-encoding.ts';
+import { rowJsonExpression } from '../columns/value-encoding.ts';
 import { bindType, checkFilterValue, type BoundValue } from './filter-values.ts';
 
 export interface PartFile {

@@ -1,14 +1,23 @@
 /**
- * How each result column travels: PostgreSQL type → the text PostgreSQL puts
- * into the COPY stream → the DuckDB/Parquet type it is stored as → the JSON
- * value a caller sees. One plan per query, decided before the first row, so
- * the preview, every read and every download encode a value the same way.
+ * The column model: how each result column travels, PostgreSQL type → the
+ * text PostgreSQL puts into the COPY stream → the DuckDB/Parquet type it is
+ * stored as → the JSON value a caller sees (value-encoding.ts beside this
+ * file), and how names are quoted in the statements built over it. One plan
+ * per query, decided before the first row, so the preview, every read and
+ * every download encode a value the same way. The export, the store and the
+ * semantic compiler all take columns from here.
  *
  * Storage is chosen so nothing is rounded: int8 stays BIGINT, constrained
  * numeric becomes an exact DECIMAL, unconstrained numeric stays decimal text,
  * float4 is stored as DOUBLE parsed from PostgreSQL's shortest text (so 1.1
  * stays 1.1), and types DuckDB cannot hold exactly keep their text form.
  */
+
+/** A result column as callers see it: its name and PostgreSQL type name. */
+export interface ColumnOut {
+  name: string;
+  type: string;
+}
 
 /** What a stored column is, which fixes its DuckDB type and its JSON encoding. */
 export type StorageKind =
@@ -122,46 +131,4 @@ export function quoteIdent(name: string): string {
 
 export function quoteLiteral(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
-}
-
-/**
- * The expression PostgreSQL evaluates for a column inside the COPY wrapper,
- * over the positional alias `cN`. Most types go out as their text form;
- * bytea goes out as base64 and arrays as JSON whose elements follow the
- * value encoding (int8 and numeric elements as strings).
- */
-export function sourceExpression(column: PlannedColumn, index: number, elementTypname: string | null): string {
-  const ref = `c${index}`;
-  if (column.storage === 'bytea') return `translate(encode(${ref}, 'base64'), E'\\n', '')`;
-  if (column.storage === 'json_array') {
-    const numericLike = ['int2', 'int4', 'float4', 'float8', 'bool', 'oid'];
-    if (elementTypname === 'timestamptz' || elementTypname === 'timestamp') {
-      return isoTimestamps(`to_json(${ref})::text`, elementTypname === 'timestamptz');
-    }
-    return elementTypname !== null && numericLike.includes(elementTypname)
-      ? `to_json(${ref})::text`
-      : `to_json(${ref}::text[])::text`;
-  }
-  return ref;
-}
-
-/**
- * PostgreSQL's JSON form of a timestamp drops trailing fractional zeros and
- * (in the export's UTC session) ends a timestamptz with +00:00, then a BC
- * one with " BC". Array elements are rewritten to the scalar encoding, six
- * fractional digits, a Z, the era last, in three passes: add a missing
- * fraction, pad it, cut it to six digits.
- */
-function isoTimestamps(json: string, utc: boolean): string {
-  const time = String.raw`T\d\d:\d\d:\d\d`;
-  const end = utc ? String.raw`\+00:00( BC)?"` : '( BC)?"';
-  const endText = utc ? String.raw`+00:00\2"` : String.raw`\2"`;
-  const withFraction = `regexp_replace(${json}, ${escapedLiteral(`(${time})${end}`)}, ${escapedLiteral(String.raw`\1.` + endText)}, 'g')`;
-  const padded = `regexp_replace(${withFraction}, ${escapedLiteral(String.raw`(${time}\.\d*)${end}`)}, ${escapedLiteral(String.raw`\1000000` + endText)}, 'g')`;
-  return `regexp_replace(${padded}, ${escapedLiteral(String.raw`(${time}\.\d{6})\d*${end}`)}, ${escapedLiteral(String.raw`\1` + (utc ? 'Z' : '') + String.raw`\2"`)}, 'g')`;
-}
-
-/** A PostgreSQL E'' literal: backslashes mean the same whatever standard_conforming_strings says. */
-function escapedLiteral(value: string): string {
-  return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 }

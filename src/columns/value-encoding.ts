@@ -5,7 +5,7 @@
  * decimal strings, non-finite floats as strings, timestamps with all six
  * fractional digits (timestamptz in UTC with a Z), arrays as JSON arrays.
  */
-import { quoteIdent, type StorageKind } from '../export/column-plan.ts';
+import { quoteIdent, type StorageKind } from './column-plan.ts';
 
 /**
  * The formatted text of a date or timestamp, written as PostgreSQL writes its

@@ -2,9 +2,8 @@
  * What an export is asked to do and what it reports back. Plain data: these
  * values cross the boundary between the API thread and a query worker.
  */
-import type { PlannedColumn } from './column-plan.ts';
-import type { ParquetPart } from './part-writer.ts';
-
+import type { ParquetPart } from '../artifacts/types.ts';
+import type { ColumnOut, PlannedColumn } from '../columns/column-plan.ts';
 import type { Cap, Materialize } from '../vocabulary.ts';
 
 export type { Cap, Materialize } from '../vocabulary.ts';
@@ -24,11 +23,6 @@ export interface ExportRequest {
   limits: Limits;
   /** A directory of this export's own; removed by the caller when the export is not kept. */
   stagingDir: string;
-}
-
-export interface ColumnOut {
-  name: string;
-  type: string;
 }
 
 export interface PreviewData {

@@ -4,7 +4,7 @@
  * query-view.ts turns a record into the contract's `data`.
  */
 import type { SluiceError } from '../errors.ts';
-import type { ColumnOut } from '../export/export-types.ts';
+import type { ColumnOut } from '../columns/column-plan.ts';
 import type { LimitOrigins } from './completeness.ts';
 import type { ArtifactDecision, Completeness, QueryState } from './query-types.ts';
 

@@ -16,7 +16,7 @@ import type { Logger } from '../logger.ts';
 import type { Principal } from '../auth/principals.ts';
 import type { ArtifactStore, Usage } from '../artifacts/types.ts';
 import type { Datasource, DatasourceRegistry } from '../datasources/registry.ts';
-import type { ExportResult, Limits, Materialize } from '../export/export-types.ts';
+import type { ExportResult, Limits, Materialize } from './export-types.ts';
 import { checkReadOnly, type CheckedStatement } from './sql-safety.ts';
 import { finalCompleteness, runningCompleteness, skippedDecision, type LimitOrigins } from './completeness.ts';
 import type { WorkerPool } from './worker-pool.ts';

@@ -2,7 +2,7 @@
  * The public shape of a query's state (the `data` of /api/queries), as the
  * contract names it. Built from a QueryRecord by query-view.ts.
  */
-import type { ColumnOut } from '../export/export-types.ts';
+import type { ColumnOut } from '../columns/column-plan.ts';
 import type { Cap, CompletenessStatus, Coverage, Decision, LimitSource, QueryState } from '../vocabulary.ts';
 
 export type { CompletenessStatus, Decision, QueryState } from '../vocabulary.ts';

@@ -4,7 +4,7 @@
  * and status), never as thrown objects; log lines travel as `log` messages.
  */
 import type { ErrorData } from '../errors.ts';
-import type { ExportRequest, ExportResult, PreviewData } from '../export/export-types.ts';
+import type { ExportRequest, ExportResult, PreviewData } from './export-types.ts';
 
 export interface ExportTask {
   type: 'export';

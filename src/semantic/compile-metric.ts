@@ -6,7 +6,7 @@
  */
 import type { Principal } from '../auth/principals.ts';
 import { SluiceError } from '../errors.ts';
-import { quoteIdent } from '../export/column-plan.ts';
+import { quoteIdent } from '../columns/column-plan.ts';
 import type { ResolvedField, SemanticCatalog } from './catalog.ts';
 import type { MetricQueryT } from './intent.ts';
 import type { ExploreDef } from './model-schema.ts';

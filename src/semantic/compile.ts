@@ -8,7 +8,7 @@
  * merge's sorts and limit apply to the merged result only.
  */
 import type { Principal } from '../auth/principals.ts';
-import { quoteIdent } from '../export/column-plan.ts';
+import { quoteIdent } from '../columns/column-plan.ts';
 import type { ResolvedField, SemanticCatalog } from './catalog.ts';
 import { compileMetricQuery, invalid } from './compile-metric.ts';
 import type { SemanticIntentT } from './intent.ts';

@@ -20,7 +20,7 @@ async function sha256(file: string): Promise<string> {
 export async function writeFile(duck: DuckDBConnection, task: WriteFileTask): Promise<WriteFileResult> {
   for (const part of task.verify) {
     if ((await sha256(part.path)) !== part.sha256) {
-      throw new SluiceError('INTERNAL', 'The stored artifact failed its integrity check and was not served.');
+      throw new SluiceError('ARTIFACT_CORRUPT', 'The stored artifact failed its integrity check and was not served.');
     }
   }
   if (task.mode === 'copy') {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { BoundValue } from '../../src/artifacts/filter-values.ts';
 import type { PartFile } from '../../src/artifacts/read-sql.ts';
-import { planColumns, quoteIdent, quoteLiteral, type PlannedColumn } from '../../src/export/column-plan.ts';
+import { planColumns, quoteIdent, quoteLiteral, type PlannedColumn } from '../../src/columns/column-plan.ts';
 
 /** A result column as PostgreSQL describes it: `numeric(12,2)` carries its precision and scale. */
 export interface ColumnSpec {

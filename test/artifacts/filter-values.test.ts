@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindType, checkFilterValue, type BoundValue } from '../../src/artifacts/filter-values.ts';
 import { filterSql } from '../../src/artifacts/read-sql.ts';
 import { FILTER_OPS } from '../../src/artifacts/types.ts';
-import type { PlannedColumn } from '../../src/export/column-plan.ts';
+import type { PlannedColumn } from '../../src/columns/column-plan.ts';
 import { openDuck, planned } from './artifact-fixture.ts';
 
 const COLUMNS = planned([

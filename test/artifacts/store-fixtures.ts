@@ -5,7 +5,7 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import postgres from 'postgres';
-import { runExport } from '../../src/export/export-run.ts';
+import { runExport } from '../../src/worker/export/export-run.ts';
 import type { ArtifactStore, StagedResult } from '../../src/artifacts/types.ts';
 import type { StoreWorkers } from '../../src/artifacts/drivers/local-layout.ts';
 import { WorkerPool } from '../../src/query/worker-pool.ts';

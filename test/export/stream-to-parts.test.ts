@@ -11,11 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { quoteLiteral } from '../../src/export/column-plan.ts';
-import { CsvRecordScanner } from '../../src/export/csv-record-scanner.ts';
-import type { ExportRequest, PreviewData } from '../../src/export/export-types.ts';
-import type { RowSource, SourceChunk } from '../../src/export/row-sources.ts';
-import { streamToParts } from '../../src/export/stream-to-parts.ts';
+import { quoteLiteral } from '../../src/columns/column-plan.ts';
+import { CsvRecordScanner } from '../../src/worker/export/csv-record-scanner.ts';
+import type { ExportRequest, PreviewData } from '../../src/query/export-types.ts';
+import type { RowSource, SourceChunk } from '../../src/worker/export/row-sources.ts';
+import { streamToParts } from '../../src/worker/export/stream-to-parts.ts';
 import { openDuck, planned } from '../artifacts/artifact-fixture.ts';
 
 const COLUMNS = planned([

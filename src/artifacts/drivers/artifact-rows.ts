@@ -4,11 +4,11 @@
  * here keeps its counters in step with the rows it changes.
  */
 import { SluiceError } from '../../errors.ts';
-import type { PlannedColumn } from '../../export/column-plan.ts';
-import type { ParquetPart } from '../../export/part-writer.ts';
+import type { PlannedColumn } from '../../columns/column-plan.ts';
+import type { ParquetPart } from '../types.ts';
 import type { SqliteDatabase } from '../../runtime/sqlite.ts';
 import type { ArtifactMeta, ArtifactState, Coverage } from '../types.ts';
-import type { Cap } from '../../export/export-types.ts';
+import type { Cap } from '../../query/export-types.ts';
 
 export interface ArtifactRow {
   id: string;

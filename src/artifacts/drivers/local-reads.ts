@@ -9,12 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SluiceError } from '../../errors.ts';
-import { quoteIdent, quoteLiteral } from '../../export/column-plan.ts';
+import { quoteIdent, quoteLiteral } from '../../columns/column-plan.ts';
 import { buildAggregateStatement } from '../aggregate-sql.ts';
 import { fileStream } from '../file-stream.ts';
 import { buildReadStatement, type PartFile } from '../read-sql.ts';
 import type { AggregateRequest, AggregateResult, Download, DownloadFormat, ReadPage, ReadRequest } from '../types.ts';
-import { rowJsonExpression } from '../value-encoding.ts';
+import { rowJsonExpression } from '../../columns/value-encoding.ts';
 import type { ArtifactRow } from './artifact-rows.ts';
 import { objectDir, type LocalContext } from './local-layout.ts';
 

@@ -2,7 +2,11 @@
  * The messages between the API thread and the embedded Postgres worker, and
  * the data the worker starts with. Both sides import this module, so a change
  * to a message is a type error on both ends rather than a silent mismatch.
+ * The conventions are the query workers' (src/query/worker-protocol.ts):
+ * `ready` once it can serve, `log` lines for the operator, failures as
+ * ErrorData, never as thrown objects.
  */
+import type { ErrorData } from '../../errors.ts';
 
 export interface EmbeddedWorkerData {
   /** Directory PGlite keeps its files in; created when missing. */
@@ -13,9 +17,9 @@ export interface EmbeddedWorkerData {
 }
 
 export type WorkerToParent =
-  | { type: 'progress'; message: string }
+  | { type: 'log'; line: string }
   | { type: 'ready'; port: number; seeded: boolean }
-  | { type: 'error'; message: string }
+  | { type: 'failed'; error: ErrorData }
   | { type: 'stopped' };
 
 export type ParentToWorker = { type: 'stop' };
@@ -23,7 +27,7 @@ export type ParentToWorker = { type: 'stop' };
 export function isWorkerToParent(value: unknown): value is WorkerToParent {
   if (typeof value !== 'object' || value === null) return false;
   const type = (value as { type?: unknown }).type;
-  return type === 'progress' || type === 'ready' || type === 'error' || type === 'stopped';
+  return type === 'log' || type === 'ready' || type === 'failed' || type === 'stopped';
 }
 
 export function isParentToWorker(value: unknown): value is ParentToWorker {

@@ -72,18 +72,18 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
 
     worker.on('message', (message: unknown) => {
       if (!isWorkerToParent(message)) return;
-      if (message.type === 'progress') {
-        opts.log(message.message);
+      if (message.type === 'log') {
+        opts.log(message.line);
       } else if (message.type === 'ready') {
         ready = true;
         const url = `postgres://postgres@${urlHost(host)}:${message.port}/postgres`;
         resolveStart({ url, port: message.port, seeded: message.seeded, stop });
-      } else if (message.type === 'error' && ready) {
-        opts.log(`Embedded PostgreSQL error: ${message.message}`);
-      } else if (message.type === 'error') {
+      } else if (message.type === 'failed' && ready) {
+        opts.log(`Embedded PostgreSQL error: ${message.error.message}`);
+      } else if (message.type === 'failed') {
         // Before ready the worker closes PGlite and exits by itself, and the
         // exit handler rejects; the timer only covers a worker that hangs.
-        failure ??= message.message;
+        failure ??= message.error.message;
         setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS).unref();
       }
     });

@@ -6,7 +6,7 @@
  * table column it comes from; computed numerics stay unconstrained (text).
  */
 import type { Sql, TransactionSql } from 'postgres';
-import type { ColumnTypeInfo } from './column-plan.ts';
+import type { ColumnTypeInfo } from '../../columns/column-plan.ts';
 
 interface DescribedColumn {
   name: string;

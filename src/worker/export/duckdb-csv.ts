@@ -4,7 +4,7 @@
  * is spelled out (no sniffing), so a value is never guessed: an unquoted
  * empty field is NULL and a quoted empty field is the empty string.
  */
-import { quoteIdent, quoteLiteral, type PlannedColumn } from './column-plan.ts';
+import { quoteIdent, quoteLiteral, type PlannedColumn } from '../../columns/column-plan.ts';
 
 /**
  * The reader's buffer. DuckDB's default is 32 MB (16 × its 2 MB line limit),

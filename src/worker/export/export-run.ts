@@ -8,11 +8,12 @@
 import { mkdirSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Sql, TransactionSql } from 'postgres';
-import { SluiceError, toSluiceError } from '../errors.ts';
-import { planColumns, sourceExpression, type PlannedColumn } from './column-plan.ts';
+import { SluiceError, toSluiceError } from '../../errors.ts';
+import { planColumns, type PlannedColumn } from '../../columns/column-plan.ts';
+import { sourceExpression } from './source-expression.ts';
 import { describeQuery } from './describe-query.ts';
 import { openCopySource, openCursorSource, type RowSource } from './row-sources.ts';
-import type { ExportHooks, ExportRequest, ExportResult } from './export-types.ts';
+import type { ExportHooks, ExportRequest, ExportResult } from '../../query/export-types.ts';
 import { streamToParts } from './stream-to-parts.ts';
 
 /** PostgreSQL's own timeout sits behind the duration cap, so the cap (a clean prefix) fires first. */

@@ -11,17 +11,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { PlannedColumn } from './column-plan.ts';
+import type { ParquetPart } from '../../artifacts/types.ts';
+import type { PlannedColumn } from '../../columns/column-plan.ts';
 import { BC_MARK, csvToParquetSql, type PartShape } from './duckdb-csv.ts';
-
-export interface ParquetPart {
-  /** File name inside the export's directory. */
-  name: string;
-  rows: number;
-  bytes: number;
-  /** SHA-256 of the part's bytes, hex. */
-  sha256: string;
-}
 
 export class PartWriter {
   readonly #dir: string;
