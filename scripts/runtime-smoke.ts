@@ -1,83 +1,157 @@
 /**
- * Starts Sluice under one runtime (node, deno or bun: the runtime itself
- * executes the server) and checks it over HTTP: health, a query that makes
- * an artifact, a page read, a cancel, and a clean exit on SIGTERM. Node runs
- * the sources compiled by scripts/build.ts, as `npm start` does (into a
- * directory of its own, so a dist/ in use is left alone).
- * Usage: runtime-smoke <node|deno|bun>; DATABASE_URL picks the datasource
- * (default: the test PostgreSQL).
+ * Starts Sluice with a documented command and checks it over HTTP: health, a
+ * query that makes an artifact, a page read that follows its cursor once, a
+ * cancel of a running statement (seen to stop on the database itself), and
+ * a clean exit on SIGTERM. Each command runs its runtime for real:
+ *   node         `npm start`            Node on the build in dist/
+ *   bun          `bun --bun run start`  Bun on that same build
+ *   deno         `deno task start`      Deno on the sources
+ *   bun-sources  `bun src/index.ts`     Bun on the sources
+ * The builds write dist/, as `npm start` does; a build that changes nothing
+ * leaves a dist/ in use alone (scripts/build.ts).
+ * Usage: runtime-smoke [target...] (all by default). The servers use
+ * TEST_DATABASE_URL (default: the local test PostgreSQL) as DATABASE_URL: a
+ * real PostgreSQL, where a cancel stops the statement.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildServer } from './build.ts';
+import postgres from 'postgres';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
+const DENO = join(ROOT, 'node_modules', '.bin', 'deno');
 
-const COMMANDS: Record<string, () => Promise<string[]>> = {
-  node: async () => [process.execPath, join(await buildServer(join(ROOT, 'node_modules', '.cache', 'sluice-smoke-build')), 'src', 'index.js')],
-  // The documented command, so a broken task fails here.
-  deno: async () => ['node_modules/.bin/deno', 'task', 'start'],
-  bun: async () => ['node_modules/.bin/bun', 'src/index.ts'],
+export const TARGETS: Record<string, string[]> = {
+  node: ['npm', 'start'],
+  bun: [BUN, '--bun', 'run', 'start'],
+  deno: [DENO, 'task', 'start'],
+  'bun-sources': [BUN, 'src/index.ts'],
 };
 
-export async function smoke(runtime: string, port: number): Promise<string[]> {
-  const command = await COMMANDS[runtime]?.();
-  if (command === undefined) throw new Error(`unknown runtime ${runtime}`);
-  const dataDir = mkdtempSync(join(tmpdir(), `sluice-${runtime}-`));
-  const child = spawn(command[0]!, command.slice(1), {
-    cwd: ROOT,
-    env: { ...process.env, SLUICE_DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Up to 60 s in steps of 100 ms: a runtime's first start compiles or caches, and a slow machine is not a failure. */
+async function waitFor(condition: () => Promise<boolean>): Promise<boolean> {
+  for (let i = 0; i < 600; i++) {
+    if (await condition()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
   });
+}
+
+function serverEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    // `npm start` runs the `node` found first: the one running this script, so each Node line checks itself.
+    PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+    SLUICE_DATA_DIR: dataDir,
+    PORT: String(port),
+    DATABASE_URL,
+  };
+  // The admin token is read from the data dir, and the server must listen where it is called.
+  for (const name of ['SLUICE_DATASOURCES', 'SLUICE_TOKENS', 'HOST']) delete env[name];
+  return env;
+}
+
+/** Whether any process of the group led by `pid` still runs (signal 0 only checks). */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function smoke(target: string): Promise<string[]> {
+  const command = TARGETS[target];
+  if (command === undefined) throw new Error(`unknown target ${target} (one of ${Object.keys(TARGETS).join(', ')})`);
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), `sluice-${target}-`));
+  // A group of its own: whatever the launcher starts can be stopped with it.
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env: serverEnv(dataDir, port), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined });
   const base = `http://127.0.0.1:${port}`;
   const checks: string[] = [];
-  const check = (ok: boolean, what: string) => {
-    if (!ok) throw new Error(`${runtime}: ${what} failed\n${output}`);
+  let marker: string | null = null;
+  const check = (ok: boolean, what: string, seen?: unknown) => {
+    if (!ok) throw new Error(`${target}: ${what} failed${seen === undefined ? '' : `: ${JSON.stringify(seen)}`}\n${output}`);
     checks.push(what);
   };
   try {
-    let ready = false;
-    for (let i = 0; i < 600 && !ready; i++) {
-      ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
-      if (!ready) await new Promise((r) => setTimeout(r, 100));
-    }
-    check(ready, 'readyz');
+    check(await waitFor(() => fetch(`${base}/readyz`).then((r) => r.ok, () => false)), 'readyz');
     check((await fetch(`${base}/healthz`)).ok, 'healthz');
     const token = (JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as { adminToken: string }).adminToken;
     const api = async (path: string, body?: unknown) => {
       const r = await fetch(`${base}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { 'x-token': token, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
       return { status: r.status, body: (await r.json()) as any };
     };
+
     const query = await api('/api/queries', {
       sql: "select g::int8 as id, g % 7 as k, timestamptz '2026-01-31 10:00:00+00' + g * interval '1 second' as t from generate_series(1, 5000) g",
       previewRows: 5,
     });
-    check(query.status === 200 && query.body.data.artifact.decision === 'CREATED' && query.body.data.completeness.totalRows === 5000, 'query with an artifact');
-    const page = await api(`/api/artifacts/${query.body.data.artifact.id}/read`, { limit: 3, sort: [{ column: 'id', direction: 'desc' }] });
-    const [first] = page.body.data.rows;
-    check(page.status === 200 && first[0] === '5000' && first[2] === '2026-01-31T11:23:20.000000Z' && typeof page.body.data.nextCursor === 'string', 'page read');
-    const slow = await api('/api/queries', { sql: 'select pg_sleep(20)', waitMs: 0 });
+    check(query.status === 200 && query.body.data?.artifact?.decision === 'CREATED' && query.body.data.completeness.totalRows === 5000, 'query with an artifact', query.body);
+
+    const read = { limit: 3, sort: [{ column: 'id', direction: 'desc' }] };
+    const path = `/api/artifacts/${query.body.data.artifact.id}/read`;
+    const page = await api(path, read);
+    const rows = page.body.data?.rows as unknown[][] | undefined;
+    check(
+      page.status === 200 && rows?.map((row) => row[0]).join() === '5000,4999,4998' && rows[0]?.[2] === '2026-01-31T11:23:20.000000Z' && typeof page.body.data.nextCursor === 'string',
+      'page read',
+      page.body,
+    );
+    const next = await api(path, { ...read, cursor: page.body.data.nextCursor });
+    check(next.status === 200 && (next.body.data?.rows as unknown[][] | undefined)?.map((row) => row[0]).join() === '4997,4996,4995', 'next page by the cursor', next.body);
+
+    // The marker is a parameter of the look-up, so the look-up never finds itself.
+    const mark = (marker = `smoke_${randomBytes(6).toString('hex')}`);
+    const sleeping = async () => {
+      const [row] = await sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where state = 'active' and position(${mark} in query) > 0`;
+      return row!.n > 0;
+    };
+    const slow = await api('/api/queries', { sql: `select pg_sleep(30) as ${mark}`, waitMs: 0 });
+    check(slow.status === 202 && slow.body.data?.state === 'RUNNING', 'slow query answered 202', slow.body);
+    check(await waitFor(sleeping), 'slow query running on the database');
     const cancelled = await api(`/api/queries/${slow.body.data.queryId}/cancel`, {});
-    check(cancelled.status === 200 && cancelled.body.data.state === 'CANCELLED', 'cancel');
+    check(cancelled.status === 200 && cancelled.body.data?.state === 'CANCELLED', 'cancel', cancelled.body);
+    check(!(await sleeping()), 'statement stopped on the database');
+
     child.kill('SIGTERM');
-    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 30_000).unref())]);
-    check(code === 0, 'clean exit on SIGTERM');
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('no exit within 30 s'), 30_000).unref())]);
+    check(code === 0, 'clean exit on SIGTERM', code);
+    check(!groupAlive(child.pid!), 'nothing left running');
     return checks;
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL');
+    // A statement a failed cancel left sleeping must not hold a backend for the rest of its 30 s.
+    if (marker !== null) await sql`select pg_cancel_backend(pid) from pg_stat_activity where position(${marker} in query) > 0 and pid <> pg_backend_pid()`.catch(() => undefined);
+    await sql.end({ timeout: 5 });
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-if (process.argv[1]?.endsWith('runtime-smoke.ts')) {
-  const runtime = process.argv[2] ?? 'node';
-  const checks = await smoke(runtime, 18_700 + Math.floor(Math.random() * 200));
-  console.log(`${runtime}: ${checks.join(', ')}: ok`);
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const targets = process.argv.length > 2 ? process.argv.slice(2) : Object.keys(TARGETS);
+  for (const target of targets) console.log(`${target} (${TARGETS[target]?.join(' ') ?? '?'}): ${(await smoke(target)).join(', ')}: ok`);
 }

@@ -177,6 +177,36 @@ describe('sort and limit', () => {
   });
 });
 
+describe('unconstrained numeric, stored as text', () => {
+  let texts: ArtifactFixture;
+  beforeAll(async () => {
+    texts = await artifactFixture(
+      [
+        { name: 'n', type: 'numeric' },
+        { name: 'g', type: 'int4' },
+      ],
+      [[['9', 1], ['10', 1], ['-2', 1], ['1.0', 2], ['1', 2], ['1.00', 2]]],
+    );
+  });
+  afterAll(() => texts?.close());
+
+  // Page reads already compare this storage as numbers (eq 1 matches 1.0 and 1.00); aggregates must agree.
+  it('min and max compare numbers, not text', async () => {
+    const s = buildAggregateStatement(texts.columns, texts.parts, { groupBy: ['g'], metrics: [{ fn: 'min', column: 'n' }, { fn: 'max', column: 'n' }], limit: 10 });
+    const [first] = await texts.run(s);
+    // As text, "9" > "10"; as numbers the max is 10.
+    expect(first).toEqual([1, '-2', '10']);
+  });
+
+  it('count_distinct counts numerically equal values once, as PostgreSQL does', async () => {
+    const s = buildAggregateStatement(texts.columns, texts.parts, { groupBy: ['g'], metrics: [{ fn: 'count_distinct', column: 'n' }], limit: 10 });
+    expect(await texts.run(s)).toEqual([
+      [1, '3'],
+      [2, '1'],
+    ]);
+  });
+});
+
 describe('refusals', () => {
   const refused: [string, Partial<AggregateRequest>, RegExp][] = [
     ['no metric and no group', {}, /at least one metric or group-by/],
