@@ -7,9 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { smoke } from '../../scripts/runtime-smoke.ts';
 import { EMBEDDED } from '../helpers/server.ts';
+import { skipNote } from '../helpers/skip-note.ts';
 
-// The smoke servers need a PostgreSQL where a cancel stops the statement; on the embedded database, npm run smoke:runtimes covers them.
-describe.skipIf(EMBEDDED).each(['node', 'bun', 'deno', 'bun-sources'])('%s', (target) => {
+const NEEDS_CANCEL = 'the smoke servers need a PostgreSQL where a cancel stops the statement; npm run smoke:runtimes covers them on the embedded database';
+// One line in the output for the four targets, which keep their plain names when they run.
+const title = EMBEDDED ? `${skipNote(true, 'runtime smoke', NEEDS_CANCEL)}: %s` : '%s';
+describe.skipIf(EMBEDDED).each(['node', 'bun', 'deno', 'bun-sources'])(title, (target) => {
   it('serves a query with an artifact, two pages by the cursor and a cancel, then exits cleanly', async () => {
     expect(await smoke(target)).toEqual([
       'readyz',
