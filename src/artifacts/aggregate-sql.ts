@@ -30,11 +30,18 @@ function metricColumn(columns: PlannedColumn[], metric: AggregateRequest['metric
   switch (metric.fn) {
     case 'count':
       return { name, type: 'int8', storage: 'int8', expression: `count(${ref})` };
+    // Numeric text compares as a number, as page reads compare it: 10 > 9, and 1.0 = 1.
     case 'count_distinct':
-      return { name, type: 'int8', storage: 'int8', expression: `count(DISTINCT ${ref})` };
+      return { name, type: 'int8', storage: 'int8', expression: `count(DISTINCT ${comparable(column)})` };
     case 'min':
     case 'max':
-      return { name, type: column.type, storage: column.storage, expression: `${metric.fn}(${ref})` };
+      return {
+        name,
+        type: column.type,
+        storage: column.storage,
+        // The value itself comes back (its text kept exactly); only the ordering is numeric.
+        expression: column.storage === 'numeric_text' ? `arg_${metric.fn}(${ref}, ${comparable(column)})` : `${metric.fn}(${ref})`,
+      };
     case 'sum':
     case 'avg': {
       if (!NUMERIC.includes(column.storage)) {
