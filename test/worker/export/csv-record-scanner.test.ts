@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CsvRecordScanner } from '../../src/worker/export/csv-record-scanner.ts';
+import { CsvRecordScanner } from '../../../src/worker/export/csv-record-scanner.ts';
 
 const csv = '"1","a\nb",,""\n"2","say ""hi""\n",,"x"\n"3","",,"y"\n';
 

@@ -11,12 +11,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { quoteLiteral } from '../../src/columns/column-plan.ts';
-import { CsvRecordScanner } from '../../src/worker/export/csv-record-scanner.ts';
-import type { ExportRequest, PreviewData } from '../../src/query/export-types.ts';
-import type { RowSource, SourceChunk } from '../../src/worker/export/row-sources.ts';
-import { streamToParts } from '../../src/worker/export/stream-to-parts.ts';
-import { openDuck, planned } from '../artifacts/artifact-fixture.ts';
+import { quoteLiteral } from '../../../src/columns/column-plan.ts';
+import { CsvRecordScanner } from '../../../src/worker/export/csv-record-scanner.ts';
+import type { ExportRequest, PreviewData } from '../../../src/query/export-types.ts';
+import type { RowSource, SourceChunk } from '../../../src/worker/export/row-sources.ts';
+import { streamToParts } from '../../../src/worker/export/stream-to-parts.ts';
+import { openDuck, planned } from '../../artifacts/artifact-fixture.ts';
 
 const COLUMNS = planned([
   { name: 'id', type: 'int4' },
