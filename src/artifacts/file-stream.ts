@@ -5,12 +5,15 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, rmSync } from 'node:fs';
+import { SluiceError } from '../errors.ts';
 
 export interface FileStreamOptions {
   /** Prepended bytes (a CSV header). */
   prefix?: Uint8Array;
   /** Expected SHA-256 (hex); a mismatch errors the stream instead of ending it cleanly. */
   sha256?: string;
+  /** Told of a mismatch, for the operator (the client only sees the stream fail). */
+  onCorrupt?: () => void;
   /** Remove the file when the stream ends, fails or is cancelled. */
   temporary?: boolean;
 }
@@ -37,8 +40,8 @@ export function fileStream(path: string, options: FileStreamOptions = {}): Reada
           if (next.done) {
             cleanup();
             if (hash !== null && hash.digest('hex') !== options.sha256) {
-              console.error(`download: ${path} does not match its recorded SHA-256`);
-              controller.error(new Error('integrity check failed'));
+              options.onCorrupt?.();
+              controller.error(new SluiceError('ARTIFACT_CORRUPT', 'The stored artifact failed its integrity check.'));
               return;
             }
             controller.close();

@@ -4,6 +4,7 @@
  * and the workers that run DuckDB.
  */
 import { join } from 'node:path';
+import type { Logger } from '../../logger.ts';
 import type { SqliteDatabase } from '../../runtime/sqlite.ts';
 import type { WriteFileTask } from '../../query/worker-protocol.ts';
 import type { BoundValue } from '../filter-values.ts';
@@ -23,6 +24,7 @@ export interface LocalContext {
   db: SqliteDatabase;
   rows: ArtifactRows;
   workers: StoreWorkers;
+  log: Logger;
   now: () => Date;
   principalQuotaBytes: number;
   workspaceQuotaBytes: number;

@@ -69,7 +69,7 @@ export async function download(ctx: LocalContext, principal: string, id: string,
   const fileName = `${id}.${format}`;
   if (format === 'parquet' && parts.length === 1) {
     const only = parts[0]!;
-    return { contentType: 'application/vnd.apache.parquet', fileName, body: fileStream(only.path, { sha256: only.sha256 }) };
+    return { contentType: 'application/vnd.apache.parquet', fileName, body: fileStream(only.path, { sha256: only.sha256, onCorrupt: () => ctx.log.error(`artifact ${id}: a stored part does not match its recorded SHA-256; it was not served whole.`) }) };
   }
   mkdirSync(ctx.downloadsRoot, { recursive: true });
   const file = join(ctx.downloadsRoot, `${randomUUID()}.${format}`);

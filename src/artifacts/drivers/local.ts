@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SluiceError } from '../../errors.ts';
+import { consoleLogger, type Logger } from '../../logger.ts';
 import { openSqlite } from '../../runtime/sqlite.ts';
 import { FILTER_OPS, type ArtifactPage, type ArtifactStore, type Capabilities } from '../types.ts';
 import { ArtifactRows } from './artifact-rows.ts';
@@ -24,6 +25,7 @@ export interface LocalStoreOptions {
   principalQuotaBytes: number;
   workspaceQuotaBytes: number;
   workers: StoreWorkers;
+  log?: Logger;
   now?: () => Date;
   checkpoint?: (step: CrashPoint) => void;
 }
@@ -46,6 +48,7 @@ export function createLocalStore(options: LocalStoreOptions): ArtifactStore {
     db,
     rows: new ArtifactRows(db),
     workers: options.workers,
+    log: options.log ?? consoleLogger,
     now: options.now ?? (() => new Date()),
     principalQuotaBytes: options.principalQuotaBytes,
     workspaceQuotaBytes: options.workspaceQuotaBytes,
