@@ -1,0 +1,68 @@
+/**
+ * The one mapping from anything thrown to a contract error, and the error's
+ * plain-data form across a worker boundary.
+ */
+import { describe, expect, it } from 'vitest';
+import { fromErrorData, SluiceError, toErrorData, toSluiceError } from '../src/errors.ts';
+
+describe('toSluiceError', () => {
+  it('keeps a SluiceError as it is, status override included', () => {
+    const full = new SluiceError('INTERNAL', 'The disk is full.', { reason: 'STORAGE_FULL' }, 507);
+    expect(toSluiceError(full)).toBe(full);
+    expect(toSluiceError(full).status).toBe(507);
+  });
+
+  it('turns a PostgreSQL error into SQL_ERROR with its position and SQLSTATE', () => {
+    const e = toSluiceError({ code: '42703', severity: 'ERROR', message: 'column "x" does not exist', position: '8', hint: 'Perhaps y' });
+    expect(e.code).toBe('SQL_ERROR');
+    expect(e.message).toBe('column "x" does not exist');
+    expect(e.details).toEqual({ sqlState: '42703', position: 8, hint: 'Perhaps y' });
+  });
+
+  it('names a refused write READ_ONLY_VIOLATION and a statement timeout QUERY_TIMEOUT', () => {
+    expect(toSluiceError({ code: '25006', severity: 'ERROR', message: 'cannot execute INSERT in a read-only transaction' }).code).toBe('READ_ONLY_VIOLATION');
+    expect(toSluiceError({ code: '57014', severity: 'ERROR', message: 'canceling statement due to statement timeout' }).code).toBe('QUERY_TIMEOUT');
+  });
+
+  it('makes a lost connection a retryable SQL_ERROR', () => {
+    const e = toSluiceError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
+    expect(e.code).toBe('SQL_ERROR');
+    expect(e.details).toMatchObject({ retryable: true, reason: 'ECONNREFUSED' });
+    expect(e.message).not.toContain('127.0.0.1');
+  });
+
+  it('explains DuckDB running out of memory and NaN in a constrained numeric', () => {
+    expect(toSluiceError(new Error('Out of Memory Error: failed to allocate')).details).toEqual({ reason: 'OUT_OF_MEMORY' });
+    expect(toSluiceError(new Error('Could not convert string "NaN" to \'DECIMAL(10,2)\'')).details).toEqual({ reason: 'NUMERIC_NAN' });
+  });
+
+  it('hides anything else behind INTERNAL, keeping the original only as the cause', () => {
+    const original = new Error('ENOENT: no such file /var/secret/path');
+    const e = toSluiceError(original, 'The query failed unexpectedly.');
+    expect(e.code).toBe('INTERNAL');
+    expect(e.message).toBe('The query failed unexpectedly.');
+    expect(e.message).not.toContain('/var');
+    expect(e.cause).toBe(original);
+    expect(toSluiceError('a string').code).toBe('INTERNAL');
+    expect(toSluiceError(null).code).toBe('INTERNAL');
+  });
+});
+
+describe('ErrorData across a worker boundary', () => {
+  it('carries code, message, details and the status override', () => {
+    const sent = toErrorData(new SluiceError('INTERNAL', 'The disk is full.', { reason: 'STORAGE_FULL' }, 507));
+    const received = fromErrorData(structuredClone(sent));
+    expect(received.code).toBe('INTERNAL');
+    expect(received.details).toEqual({ reason: 'STORAGE_FULL' });
+    expect(received.status).toBe(507);
+  });
+
+  it('sends nothing of an unknown error but INTERNAL', () => {
+    const sent = toErrorData(new Error('stack and /paths'));
+    expect(sent).toEqual({ code: 'INTERNAL', message: 'An internal error occurred.' });
+  });
+
+  it('keeps the status when details are added', () => {
+    expect(new SluiceError('INTERNAL', 'starting', { retryable: true }, 503).withDetails({ queryId: 'q' }).status).toBe(503);
+  });
+});
