@@ -44,6 +44,7 @@ export interface AppDeps {
   visualizations: VisualizationStore;
   aiMaxIters: number;
   aiDeadlineMs: number;
+  aiToolMaxChars: number;
   mcpMaxChars: number;
   rateLimitPerMinute: number;
   isReady: () => boolean;
@@ -110,6 +111,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     deadlineMs: deps.aiDeadlineMs,
     semantic: deps.semantic,
     visualizations: deps.visualizations,
+    toolMaxChars: deps.aiToolMaxChars,
+    log: deps.log,
   });
   registerDatasourceRoutes(app, deps.datasources);
   registerMcp(app, {
@@ -121,6 +124,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     visualizations: deps.visualizations,
     maxChars: deps.mcpMaxChars,
     deadlineMs: deps.aiDeadlineMs,
+    log: deps.log,
   });
 
   app.doc31('/openapi.json', {

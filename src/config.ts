@@ -46,6 +46,8 @@ export interface Config {
   aiMaxIters: number;
   /** The whole agent request's deadline. */
   aiDeadlineMs: number;
+  /** The most characters one agent tool result puts in the model's context. */
+  aiToolMaxChars: number;
   /** The largest MCP tool result, in characters (MCP clients reject larger ones). */
   mcpMaxChars: number;
   /** Requests a principal may make per minute (a token bucket, so short bursts up to this many are fine). */
@@ -116,6 +118,7 @@ export function loadConfig(env: Env): Config {
     modelsDir: env.SLUICE_MODELS_DIR || './models',
     aiMaxIters: int(env, 'SLUICE_AI_MAX_ITERS', 10, 1, 100),
     aiDeadlineMs: int(env, 'SLUICE_AI_DEADLINE_MS', 90_000, 1_000, 3_600_000),
+    aiToolMaxChars: int(env, 'SLUICE_AI_TOOL_MAX_CHARS', 20_000, 1_000, 10_000_000),
     mcpMaxChars: int(env, 'SLUICE_MCP_MAX_CHARS', 20_000, 1_000, 10_000_000),
     rateLimitPerMinute: int(env, 'SLUICE_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     maxConcurrentQueries: int(env, 'SLUICE_MAX_CONCURRENT_QUERIES', 8, 1, 10_000),

@@ -96,6 +96,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     visualizations,
     aiMaxIters: config.aiMaxIters,
     aiDeadlineMs: config.aiDeadlineMs,
+    aiToolMaxChars: config.aiToolMaxChars,
     mcpMaxChars: config.mcpMaxChars,
     rateLimitPerMinute: config.rateLimitPerMinute,
     isReady: () => ready,

@@ -4,7 +4,9 @@
  * the handle. Guardrails: an iteration cap (the server's maximum wins), one
  * deadline for the whole request, retry caps per kind of failure (after
  * which the model must answer with what it has), the caller's own
- * privileges, and tool output fenced as untrusted data. The transcript keeps
+ * privileges, artifact reads limited to its own tool chain, every tool
+ * result held under SLUICE_AI_TOOL_MAX_CHARS, and tool output fenced as
+ * untrusted data. The transcript keeps
  * every step exactly as the model saw it.
  */
 import type OpenAI from 'openai';
@@ -12,10 +14,12 @@ import type { Principal } from '../auth/principals.ts';
 import type { CursorCodec } from '../artifacts/cursor.ts';
 import type { ArtifactStore } from '../artifacts/types.ts';
 import type { DatasourceRegistry } from '../datasources/registry.ts';
+import type { Logger } from '../logger.ts';
 import type { QueryService } from '../query/query-service.ts';
 import { upstreamError, type Llm } from './llm.ts';
-import { runTool, toolsFor } from './tools/registry.ts';
-import type { AgentTool, ToolContext } from './tools/tool-types.ts';
+import { functionTool, semanticLoaded, toolsFor } from './tools/registry.ts';
+import { runTool, type ToolRun } from './tools/run-tool.ts';
+import type { ToolContext } from './tools/tool-types.ts';
 import type { SemanticService } from '../semantic/semantic-service.ts';
 import type { VisualizationStore } from '../semantic/visualization-store.ts';
 import { agentSystemPrompt } from './agent-prompt.ts';
@@ -58,6 +62,9 @@ export interface AgentDeps {
   deadlineMs: number;
   semantic: SemanticService | null;
   visualizations: VisualizationStore | null;
+  /** The most characters one tool result may put in the model's context (SLUICE_AI_TOOL_MAX_CHARS). */
+  toolMaxChars: number;
+  log: Logger;
 }
 
 /** After this many failures of one kind the model gets no more tools and must answer. */
@@ -74,19 +81,24 @@ export async function runAgent(deps: AgentDeps, principal: Principal, request: A
   const ctx: ToolContext = {
     principal,
     datasource,
+    registry: deps.registry,
     sessionId: request.sessionId ?? 'default',
     queries: deps.queries,
     store: deps.store,
     cursors: deps.cursors,
     deadline,
     artifacts: [],
+    // Only a session the request names is shared with the agent (see tools/artifact-scope.ts).
+    artifactScope: { sharedSession: request.sessionId ?? null },
     semantic: deps.semantic,
     visualizations: deps.visualizations,
     discoveredFields: new Set(),
   };
-  const tools = toolsFor(ctx);
+  const semantic = semanticLoaded(deps.semantic);
+  const tools = toolsFor('agent', principal, semantic);
+  const toolRun: ToolRun = { tools, maxChars: deps.toolMaxChars, log: deps.log };
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
-    { role: 'system', content: agentSystemPrompt(datasource.id, tools.length > 4) },
+    { role: 'system', content: agentSystemPrompt(datasource.id, semantic) },
     { role: 'user', content: request.prompt },
   ];
   const transcript: TranscriptStep[] = [];
@@ -103,7 +115,7 @@ export async function runAgent(deps: AgentDeps, principal: Principal, request: A
       let completion: OpenAI.Chat.ChatCompletion;
       try {
         completion = await deps.llm.client.chat.completions.create(
-          { model: deps.llm.model, messages, tools: tools.map(asTool), tool_choice: mustAnswer ? 'none' : 'auto' },
+          { model: deps.llm.model, messages, tools: tools.map(functionTool), tool_choice: mustAnswer ? 'none' : 'auto' },
           { signal: abort.signal },
         );
       } catch (error) {
@@ -129,7 +141,7 @@ export async function runAgent(deps: AgentDeps, principal: Principal, request: A
       messages.push({ role: 'assistant', content: message?.content ?? null, tool_calls: calls });
       for (const call of calls) {
         const toolStarted = Date.now();
-        const outcome = await runTool(call.function.name, call.function.arguments, ctx);
+        const outcome = await runTool(call.function.name, call.function.arguments, ctx, toolRun);
         if (outcome.failure !== null) failures.set(outcome.failure, (failures.get(outcome.failure) ?? 0) + 1);
         messages.push({ role: 'tool', tool_call_id: call.id, content: outcome.output });
         transcript.push({ step: transcript.length + 1, kind: 'tool', tool_name: call.function.name, tool_input: outcome.input, tool_output: outcome.output, duration_ms: Date.now() - toolStarted });
@@ -152,8 +164,4 @@ export async function runAgent(deps: AgentDeps, principal: Principal, request: A
 function incomplete(lastText: string, why: string): string {
   const note = `The agent stopped before a final answer because ${why}; what follows may be incomplete.`;
   return lastText ? `${note}\n\n${lastText}` : note;
-}
-
-function asTool(tool: AgentTool): OpenAI.Chat.ChatCompletionTool {
-  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
 }

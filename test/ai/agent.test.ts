@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
-import { LLM_BASE, startFakeLlm, type FakeLlm } from './llm-fake.ts';
+import { LLM_BASE, startFakeLlm, type FakeLlm, type ScriptStep } from './llm-fake.ts';
 
 const SCHEMA = 'aitest';
 let server: TestServer;
@@ -75,7 +75,7 @@ describe('agent', () => {
     expect(listed.body.data.artifacts.map((a: any) => a.id)).toEqual(r.body.artifacts);
   });
 
-  it('reads the artifact with a filter through read_artifact, 50 rows at most', async () => {
+  it('reads an artifact of the session the request names, with a filter, 50 rows at most', async () => {
     const q = await server.request('/api/queries', { body: { sql: `select * from ${SCHEMA}.tickets order by id`, sessionId: 'agent-s2' } });
     const id = q.body.data.artifact.id;
     llm.script(
@@ -83,14 +83,57 @@ describe('agent', () => {
       { toolCalls: [{ name: 'read_artifact', arguments: JSON.stringify({ artifact_id: id, limit: 500 }) }] },
       { content: 'done' },
     );
-    const r = await server.request('/api/ai/agent', { body: { prompt: 'waiting tickets?' } });
+    const r = await server.request('/api/ai/agent', { body: { prompt: 'waiting tickets?', sessionId: 'agent-s2' } });
     const first = unfence(toolMessages(1)[0]!);
     expect(first.rows).toHaveLength(50);
     expect(first.rows.every((row: any[]) => row[1] === 'waiting')).toBe(true);
     expect(first.nextCursor).toEqual(expect.any(String));
     const second = unfence(toolMessages(2)[1]!);
     expect(second.error.code).toBe('BAD_ARGUMENTS');
+    expect(second.error.message).toContain('limit');
     expect(r.body.stoppedBy).toBe('answer');
+  });
+
+  it('refuses an artifact of the same principal outside its tool chain with NOT_FOUND, and aggregates its own', async () => {
+    const other = await server.request('/api/queries', { body: { sql: `select * from ${SCHEMA}.tickets order by id`, sessionId: 'agent-elsewhere' } });
+    const foreign = other.body.data.artifact.id;
+    const steps = (): ScriptStep[] => [
+      { toolCalls: [{ name: 'read_artifact', arguments: JSON.stringify({ artifact_id: foreign }) }] },
+      { toolCalls: [{ name: 'aggregate_artifact', arguments: JSON.stringify({ artifact_id: foreign, metrics: [{ fn: 'count' }] }) }] },
+      { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: `select * from ${SCHEMA}.tickets order by id` }) }] },
+      (body) => {
+        const own = unfence(body.messages.filter((m: any) => m.role === 'tool').at(-1).content).artifact.id;
+        return { toolCalls: [{ name: 'aggregate_artifact', arguments: JSON.stringify({ artifact_id: own, groupBy: ['status'], metrics: [{ fn: 'count', as: 'n' }], sort: [{ column: 'status' }] }) }] };
+      },
+      { content: 'done' },
+    ];
+    // A named session other than the artifact's, and no session at all: neither reaches it.
+    for (const sessionId of ['agent-s3', undefined]) {
+      llm.script(...steps());
+      const r = await server.request('/api/ai/agent', { body: { prompt: 'count', ...(sessionId ? { sessionId } : {}) } });
+      const outputs = toolMessages(4).map(unfence);
+      expect(outputs[0].error.code).toBe('NOT_FOUND');
+      expect(outputs[1].error.code).toBe('NOT_FOUND');
+      expect(JSON.stringify(outputs[0])).not.toContain('waiting');
+      expect(outputs[3].rows).toEqual([['closed', '400'], ['open', '400'], ['waiting', '400']]);
+      expect(r.body.artifacts).toEqual([outputs[2].artifact.id]);
+    }
+  });
+
+  it('holds every tool result under SLUICE_AI_TOOL_MAX_CHARS (default 20000), dropping rows from the end and saying so', async () => {
+    const sql = `select g as n, repeat('w', 4000) as wide from generate_series(1, 200) g order by g`;
+    llm.script({ toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql }) }] }, { content: 'done' });
+    const r = await server.request('/api/ai/agent', { body: { prompt: 'wide rows' } });
+    const step = r.body.transcript.find((s: any) => s.kind === 'tool');
+    expect(step.tool_output).toBe(toolMessages(1)[0]);
+    expect(step.tool_output.length).toBeLessThanOrEqual(20_000);
+    const seen = unfence(step.tool_output);
+    expect(seen.rows.length).toBeGreaterThan(0);
+    expect(seen.rows.length).toBeLessThan(50);
+    expect(seen.truncatedForSize).toMatchObject({ list: 'rows', shown: seen.rows.length, dropped: 50 - seen.rows.length });
+    expect(seen.truncatedForSize.note).toContain(`${50 - seen.rows.length} of 50 rows were dropped`);
+    expect(seen.artifact).toMatchObject({ decision: 'CREATED', id: r.body.artifacts[0], rowCount: 200 });
+    expect(seen.completeness).toMatchObject({ status: 'INCOMPLETE', totalRows: 200 });
   });
 
   it('stops at the iteration cap with an honest answer; the server maximum wins', async () => {
@@ -128,10 +171,27 @@ describe('agent', () => {
   });
 
   it('answers malformed tool arguments with an actionable error to the model', async () => {
-    llm.script({ toolCalls: [{ name: 'run_select', arguments: '{"sql": ' }] }, { toolCalls: [{ name: 'drop_table', arguments: '{}' }] }, { content: 'ok' });
+    llm.script(
+      { toolCalls: [{ name: 'run_select', arguments: '{"sql": ' }] },
+      { toolCalls: [{ name: 'drop_table', arguments: '{}' }] },
+      { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: 42 }) }] },
+      { content: 'ok' },
+    );
     await server.request('/api/ai/agent', { body: { prompt: 'x' } });
-    expect(unfence(toolMessages(1)[0]!).error.code).toBe('BAD_ARGUMENTS');
-    expect(unfence(toolMessages(2)[1]!).error.code).toBe('UNKNOWN_TOOL');
+    const outputs = toolMessages(3).map(unfence);
+    expect(outputs.map((o) => o.error.code)).toEqual(['BAD_ARGUMENTS', 'UNKNOWN_TOOL', 'BAD_ARGUMENTS']);
+    expect(outputs[1].error.message).toContain('aggregate_artifact');
+    expect(outputs[2].error.message).toMatch(/sql: .*string/);
+    llm.script(
+      { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: 'select 1', drop: true }) }] },
+      { toolCalls: [{ name: 'read_artifact', arguments: JSON.stringify(['art_x']) }] },
+      { content: 'ok' },
+    );
+    const r = await server.request('/api/ai/agent', { body: { prompt: 'x' } });
+    const more = toolMessages(2).map(unfence);
+    expect(more.map((o) => o.error.code)).toEqual(['BAD_ARGUMENTS', 'BAD_ARGUMENTS']);
+    expect(more[0].error.message).toContain('drop');
+    expect(r.body.stoppedBy).toBe('answer');
   });
 
   it('maps an upstream 500 to AI_UPSTREAM_ERROR with the status', async () => {

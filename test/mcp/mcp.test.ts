@@ -68,7 +68,8 @@ describe('MCP', () => {
     const client = await connect(TOKENS.analyst);
     const result = (await client.callTool({ name: 'run_select', arguments: { sql: `select id, repeat(payload, 5) from ${S}.events order by id` } })) as any;
     expect(result.content[0].text.length).toBeLessThanOrEqual(6000);
-    expect(result.structuredContent.truncatedForSize.droppedRows).toBeGreaterThan(0);
+    expect(result.structuredContent.truncatedForSize.dropped).toBeGreaterThan(0);
+    expect(result.structuredContent.artifact.decision).toBe('CREATED');
     await client.close();
   });
 

@@ -64,11 +64,13 @@ describe('agent semantic tools', () => {
     );
     const r = await server.request('/api/ai/agent', { token: TOKENS.analyst, body: { prompt: 'Which page converts best?' } });
     expect(r.body.stoppedBy).toBe('answer');
-    expect(llm.requests[0]!.body.tools.map((t: any) => t.function.name)).toEqual(['list_tables', 'describe_table', 'run_select', 'read_artifact', 'list_explores', 'find_fields', 'run_query', 'generate_visualization']);
+    expect(llm.requests[0]!.body.tools.map((t: any) => t.function.name)).toEqual(['list_tables', 'describe_table', 'run_select', 'read_artifact', 'aggregate_artifact', 'list_explores', 'find_fields', 'run_query', 'generate_visualization']);
+    // The prompt tells the model about the semantic tools because they are offered, not because of how many tools there are.
+    expect(llm.requests[0]!.body.messages[0].content).toContain('list_explores');
     const outputs = toolOutputs(5);
     expect(outputs[0].error).toMatchObject({ code: 'BAD_ARGUMENTS' });
     expect(outputs[0].error.message).toContain('find_fields');
-    expect(outputs[1].map((e: any) => e.name)).toEqual(['visits', 'signups']);
+    expect(outputs[1].explores.map((e: any) => e.name)).toEqual(['visits', 'signups']);
     expect(outputs[2].fields.map((f: any) => f.id)).toContain('signups.signup_count');
     expect(outputs[3].rows).toEqual([
       ['docs', '100', null],

@@ -1,60 +1,58 @@
 /**
- * The agent's tool set and the one place tool calls are run: arguments
- * parsed and checked, errors turned into actionable messages the model can
- * use, failures classified for the retry caps, and every output fenced as
- * untrusted data before the model sees it.
+ * The one registry of tools. Each surface (the agent, MCP) takes the tools
+ * offered to it, that the caller's role allows, and, for the semantic
+ * tools, only while a semantic model with explores is loaded. Every schema
+ * a surface shows is derived here from the tool's own zod definition: the
+ * result schema (with the size-budget note), the MCP argument schema (with
+ * `datasource` where the tool reads one) and the model's function schema.
  */
-import { SluiceError } from '../../errors.ts';
-import { readArtifactTool, runSelectTool } from './query-tools.ts';
-import { describeTableTool, listTablesTool } from './schema-tools.ts';
+import type OpenAI from 'openai';
+import { z } from 'zod';
+import { hasRole, type Principal } from '../../auth/principals.ts';
+import type { SemanticService } from '../../semantic/semantic-service.ts';
+import { aggregateArtifactTool, readArtifactTool } from './artifact-tools.ts';
+import { TruncatedForSize } from './bound-result.ts';
+import { runSelectTool } from './run-select-tool.ts';
+import { describeTableTool, listDatasourcesTool, listTablesTool } from './schema-tools.ts';
 import { findFieldsTool, generateVisualizationTool, listExploresTool, runQueryTool } from './semantic-tools.ts';
-import { ToolInputError, type AgentTool, type ToolContext } from './tool-types.ts';
+import type { Surface, Tool } from './tool-types.ts';
 
-const CORE_TOOLS: AgentTool[] = [listTablesTool, describeTableTool, runSelectTool, readArtifactTool];
-const SEMANTIC_TOOLS: AgentTool[] = [listExploresTool, findFieldsTool, runQueryTool, generateVisualizationTool];
+export const TOOLS: readonly Tool[] = [
+  listDatasourcesTool,
+  listTablesTool,
+  describeTableTool,
+  runSelectTool,
+  readArtifactTool,
+  aggregateArtifactTool,
+  listExploresTool,
+  findFieldsTool,
+  runQueryTool,
+  generateVisualizationTool,
+];
 
-/** The core tools, and the semantic ones when a model with explores is loaded. */
-export function toolsFor(ctx: ToolContext): AgentTool[] {
-  return ctx.semantic !== null && ctx.semantic.catalog.size > 0 ? [...CORE_TOOLS, ...SEMANTIC_TOOLS] : CORE_TOOLS;
+/** Whether the semantic tools are offered: a model with at least one explore is loaded. */
+export function semanticLoaded(semantic: SemanticService | null): boolean {
+  return semantic !== null && semantic.catalog.size > 0;
 }
 
-export interface ToolOutcome {
-  input: unknown;
-  /** Exactly what the model is sent. */
-  output: string;
-  /** The kind of failure, for the retry caps; null on success. */
-  failure: 'bad_arguments' | 'unknown_tool' | 'sql_error' | 'tool_error' | null;
+export function toolsFor(surface: Surface, principal: Principal, semantic: boolean): Tool[] {
+  return TOOLS.filter((t) => t.surfaces.includes(surface) && hasRole(principal, t.role) && (semantic || !t.needsSemantic));
 }
 
-const SQL_CODES = new Set(['SQL_ERROR', 'READ_ONLY_VIOLATION', 'QUERY_TIMEOUT', 'VALIDATION_ERROR', 'SEMANTIC_VALIDATION_ERROR']);
-
-export function fence(payload: unknown): string {
-  // The closing tag cannot be forged from inside: JSON escapes '<' in every string.
-  const json = JSON.stringify(payload).replaceAll('<', '\\u003c');
-  return `<tool_output untrusted="true">${json}</tool_output>`;
+/** What a call of the tool returns: its output, and the size-budget note when it has a list to shorten. */
+export function resultSchema(tool: Tool): z.ZodObject {
+  return tool.list === null ? tool.output : tool.output.extend({ truncatedForSize: TruncatedForSize.optional() });
 }
 
-export async function runTool(name: string, rawArguments: string, ctx: ToolContext): Promise<ToolOutcome> {
-  const tools = toolsFor(ctx);
-  const tool = tools.find((t) => t.name === name);
-  if (tool === undefined) {
-    return { input: rawArguments, output: fence({ error: { code: 'UNKNOWN_TOOL', message: `There is no tool "${name}". Tools: ${tools.map((t) => t.name).join(', ')}.` } }), failure: 'unknown_tool' };
-  }
-  let input: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(rawArguments || '{}');
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
-    input = parsed as Record<string, unknown>;
-  } catch {
-    return { input: rawArguments, output: fence({ error: { code: 'BAD_ARGUMENTS', message: `The arguments for ${name} are not a JSON object; send them as JSON matching the tool's schema.` } }), failure: 'bad_arguments' };
-  }
-  try {
-    return { input, output: fence(await tool.run(input, ctx)), failure: null };
-  } catch (error) {
-    if (error instanceof ToolInputError) return { input, output: fence({ error: { code: 'BAD_ARGUMENTS', message: error.message } }), failure: 'bad_arguments' };
-    const failure = error instanceof SluiceError ? error : new SluiceError('INTERNAL', 'The tool failed unexpectedly.');
-    if (failure.code === 'INTERNAL') console.error(`agent tool ${name} failed:`, error);
-    const details = failure.details === undefined ? {} : { details: failure.details };
-    return { input, output: fence({ error: { code: failure.code, message: failure.message, ...details } }), failure: SQL_CODES.has(failure.code) ? 'sql_error' : 'tool_error' };
-  }
+const DatasourceArgument = z.string().min(1).max(64).optional().describe('Datasource id (list_datasources); default "default".');
+
+/** The arguments an MCP client sends: the tool's own, plus `datasource` where the tool reads one. */
+export function mcpInputSchema(tool: Tool): z.ZodObject {
+  return tool.usesDatasource ? tool.input.extend({ datasource: DatasourceArgument }) : tool.input;
+}
+
+/** The tool as the model's function: its zod arguments as JSON Schema (as sent, so defaults are optional). */
+export function functionTool(tool: Tool): OpenAI.Chat.ChatCompletionFunctionTool {
+  const { $schema: _dialect, ...parameters } = z.toJSONSchema(tool.input, { io: 'input', target: 'draft-7' });
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
 }
