@@ -19,7 +19,8 @@ export interface ChatRequest {
 }
 
 export interface ChatBody {
-  message: { role: 'assistant'; content: string };
+  /** The reply's text (a string, as in the AI Chat API). */
+  message: string;
   blocks: SqlBlock[];
   schema: string;
   model: string;
@@ -61,7 +62,7 @@ export async function chat(llm: Llm, registry: DatasourceRegistry, principal: Pr
   } catch (error) {
     throw upstreamError(error);
   }
-  return { message: { role: 'assistant', content }, blocks: await extractSqlBlocks(content), schema, model: llm.model };
+  return { message: content, blocks: await extractSqlBlocks(content), schema, model: llm.model };
 }
 
 export async function* chatStream(
@@ -84,5 +85,5 @@ export async function* chatStream(
   } catch (error) {
     throw upstreamError(error);
   }
-  yield { type: 'done', body: { message: { role: 'assistant', content }, blocks: await extractSqlBlocks(content), schema, model: llm.model } };
+  yield { type: 'done', body: { message: content, blocks: await extractSqlBlocks(content), schema, model: llm.model } };
 }

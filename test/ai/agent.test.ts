@@ -216,6 +216,7 @@ describe('chat', () => {
     llm.script({ content: 'Try:\n```sql\nselect status, count(*) from aitest.tickets group by 1\n```\nor\n```sql\nupdate aitest.tickets set status = \'x\'\n```\n```sql\ncreate index on aitest.tickets (status)\n```\n```sql\nvacuum aitest.tickets\n```' });
     const r = await server.request('/api/ai/chat', { body: { messages: [{ role: 'user', content: 'count tickets by status' }] } });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.message).toEqual(expect.stringMatching(/^Try:\n```sql\nselect status/));
     expect(r.body.blocks.map((b: any) => b.kind)).toEqual(['select', 'dml', 'ddl', 'other']);
     expect(r.body.model).toBe('fake-model');
     expect(r.body.schema).toContain('aitest.tickets');
@@ -235,6 +236,7 @@ describe('chat', () => {
     const events = [...text.matchAll(/event: (\w+)\ndata: (.*)\n/g)].map((m) => [m[1], JSON.parse(m[2]!)]);
     expect(events.filter(([e]) => e === 'delta').map(([, d]) => d.text)).toEqual(['Use ', '```sql\nselect 1\n```']);
     const done = events.find(([e]) => e === 'done')![1];
+    expect(done.message).toBe('Use ```sql\nselect 1\n```');
     expect(done.blocks).toEqual([{ sql: 'select 1', kind: 'select' }]);
   });
 

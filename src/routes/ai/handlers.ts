@@ -5,7 +5,7 @@ import { runAgent, type AgentDeps } from '../../ai/agent.ts';
 import { chat, chatStream } from '../../ai/chat.ts';
 import { requireLlm, type Llm } from '../../ai/llm.ts';
 import { requireRole, type AppEnv } from '../../auth/middleware.ts';
-import { SluiceError } from '../../errors.ts';
+import { toSluiceError } from '../../errors.ts';
 import { errorBody, errorResponses } from '../common/envelope.ts';
 import { AgentRequest, AgentResponse, ChatRequest, ChatResponse } from './schemas.ts';
 
@@ -65,10 +65,11 @@ export function registerAiRoutes(app: OpenAPIHono<AppEnv>, llm: Llm | null, deps
         }
       } catch (error) {
         if (upstream.signal.aborted) return;
-        const failure = error instanceof SluiceError ? error : new SluiceError('INTERNAL', 'The chat failed unexpectedly.');
+        const failure = toSluiceError(error, 'The chat failed unexpectedly.');
+        if (failure.code === 'INTERNAL') deps.log.error('chat stream failed:', failure.cause ?? error);
         await stream.writeSSE({ event: 'error', data: JSON.stringify(errorBody(failure)) });
       }
-    }) as never;
+    });
   });
 
   app.openapi(agentRoute, async (c) => {

@@ -18,7 +18,7 @@ export const SqlBlock = z.object({ sql: z.string(), kind: z.enum(['select', 'dml
 
 export const ChatResponse = z
   .object({
-    message: z.object({ role: z.literal('assistant'), content: z.string() }),
+    message: z.string().openapi({ description: 'The reply\u2019s text, as in the AI Chat API.' }),
     blocks: z.array(SqlBlock),
     schema: z.string().openapi({ description: 'Exactly the schema text the model was shown.' }),
     model: z.string(),
