@@ -30,6 +30,7 @@ import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
 import { registerDocs } from './routes/system/docs.ts';
 import { registerHealth } from './routes/system/health.ts';
+import { API_TAGS } from './routes/common/tags.ts';
 
 export interface AppDeps {
   tokens: TokenDirectory;
@@ -81,7 +82,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.notFound((c) => c.json(errorBody(new SluiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}.`)), 404));
 
   registerHealth(app, deps.isReady);
-  registerDocs(app as never);
+  registerDocs(app);
   app.use(
     '/api/*',
     bodyLimit({
@@ -138,6 +139,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     // Relative: the document is right for whatever host and port serve it.
     servers: [{ url: '/', description: 'The Sluice serving this document' }],
     security: [{ token: [] }, { bearer: [] }],
+    tags: [...API_TAGS],
   });
   return app;
 }

@@ -7,7 +7,9 @@ import { requireRole, type AppEnv } from '../../auth/middleware.ts';
 import type { ArtifactStore } from '../../artifacts/types.ts';
 import { AGGREGATE_FNS, DOWNLOAD_FORMATS } from '../../vocabulary.ts';
 import { envelope, errorResponses, ok } from '../common/envelope.ts';
+import { ARTIFACT_BYTES_FAILURES } from '../common/failures.ts';
 import { Column, IdParam } from '../common/schemas.ts';
+import { tagged } from '../common/tags.ts';
 import { FilterSchema, SortSchema } from './schemas.ts';
 
 const AggregateRequest = z
@@ -37,22 +39,24 @@ const AggregateEnvelope = envelope(
 );
 
 const aggregateRoute = createRoute({
+  operationId: 'aggregateArtifact',
   method: 'post',
   path: '/api/artifacts/{id}/aggregate',
-  tags: ['Artifacts'],
+  tags: tagged('Artifacts'),
   summary: 'Aggregate an artifact (group by, count, count_distinct, sum, avg, min, max)',
   description: 'Sums of integers and decimals are exact and returned as decimal strings; avg is float8. Without sort, groups come in group-key order.',
   request: { params: IdParam, body: { required: true, content: { 'application/json': { schema: AggregateRequest } } } },
   responses: {
     200: { description: 'Aggregated rows.', content: { 'application/json': { schema: AggregateEnvelope } } },
-    ...errorResponses('NOT_FOUND', 'ARTIFACT_EXPIRED', 'UNSUPPORTED_CAPABILITY'),
+    ...errorResponses(...ARTIFACT_BYTES_FAILURES, 'UNSUPPORTED_CAPABILITY'),
   },
 });
 
 const downloadRoute = createRoute({
+  operationId: 'downloadArtifact',
   method: 'get',
   path: '/api/artifacts/{id}/download',
-  tags: ['Artifacts'],
+  tags: tagged('Artifacts'),
   summary: 'Download the whole artifact, streamed',
   description: 'parquet: one valid Parquet file; csv: a header row and PostgreSQL-like text values; jsonl: one JSON array per line, identical to the rows of the read API.',
   request: {
@@ -68,7 +72,7 @@ const downloadRoute = createRoute({
         'application/x-ndjson': { schema: z.string() },
       },
     },
-    ...errorResponses('NOT_FOUND', 'ARTIFACT_EXPIRED'),
+    ...errorResponses(...ARTIFACT_BYTES_FAILURES),
   },
 });
 
@@ -84,9 +88,6 @@ export function registerAggregateAndDownload(app: OpenAPIHono<AppEnv>, store: Ar
   app.openapi(downloadRoute, async (c) => {
     const principal = requireRole(c, 'reader');
     const file = await store.download(principal.id, c.req.valid('param').id, c.req.valid('query').format);
-    return new Response(file.body, {
-      status: 200,
-      headers: { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.fileName}"` },
-    }) as never;
+    return c.body(file.body, 200, { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.fileName}"` });
   });
 }

@@ -56,23 +56,49 @@ const DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
   VALIDATION_ERROR: 'The request is malformed or a value is out of range.',
   PAYLOAD_TOO_LARGE: 'The request body is larger than the server accepts.',
   RATE_LIMITED: 'Too many requests; retry after the time in Retry-After.',
+  STORAGE_UNAVAILABLE: 'The artifact catalog or the artifact bytes cannot be reached; retryable.',
+  ARTIFACT_CORRUPT: 'The stored bytes fail their hash; the artifact cannot be served.',
+  AI_NOT_CONFIGURED: 'No model is configured on this server.',
   INTERNAL: 'An unexpected server error; nothing about it is leaked.',
 };
 
-/** Error responses for a route's OpenAPI entry, grouped by status. */
-export function errorResponses(...codes: ErrorCode[]) {
-  const all: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'INTERNAL', ...codes];
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of all) {
-    const status = new SluiceError(code, '').status;
-    byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
+/**
+ * A failure answered with a status other than its code's usual one (a
+ * SluiceError's status override), so a route can declare that status too.
+ */
+export interface ErrorOutcome {
+  code: ErrorCode;
+  status: number;
+  description: string;
+}
+
+/** What every /api route can fail with, whatever it does: the token, the role, the body, the rate limit, a bug. */
+const EVERY_API_ROUTE: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'INTERNAL'];
+
+type ErrorEntry = { description: string; content: { 'application/json': { schema: typeof ErrorEnvelope } } };
+
+/**
+ * Error responses for a route's OpenAPI entry, grouped by status: those of
+ * every /api route and the codes (or outcomes) given. Each status's
+ * description names its codes in backticks, which test/openapi checks
+ * against the codes a route is seen to answer.
+ */
+export function errorResponses(...failures: (ErrorCode | ErrorOutcome)[]): Record<number, ErrorEntry> {
+  const outcomes = [...EVERY_API_ROUTE, ...failures].map((f) => (typeof f === 'string' ? outcomeOf(f) : f));
+  const byStatus = new Map<number, string[]>();
+  for (const { status, code, description } of outcomes) {
+    const line = `\`${code}\`${description ? `: ${description}` : ''}`;
+    const lines = byStatus.get(status) ?? [];
+    if (!lines.includes(line)) lines.push(line);
+    byStatus.set(status, lines);
   }
-  const responses: Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorEnvelope } } }> = {};
-  for (const [status, list] of byStatus) {
-    responses[status] = {
-      description: list.map((c) => `\`${c}\`${DESCRIPTIONS[c] ? `: ${DESCRIPTIONS[c]}` : ''}`).join(' '),
-      content: { 'application/json': { schema: ErrorEnvelope } },
-    };
+  const responses: Record<number, ErrorEntry> = {};
+  for (const [status, lines] of byStatus) {
+    responses[status] = { description: lines.join(' '), content: { 'application/json': { schema: ErrorEnvelope } } };
   }
   return responses;
+}
+
+function outcomeOf(code: ErrorCode): ErrorOutcome {
+  return { code, status: new SluiceError(code, '').status, description: DESCRIPTIONS[code] ?? '' };
 }

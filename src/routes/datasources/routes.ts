@@ -1,7 +1,8 @@
 /** Route definitions and schemas of /api/datasources. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { envelope, errorResponses, jsonResponse } from '../common/envelope.ts';
-
+import { SCHEMA_FAILURES } from '../common/failures.ts';
+import { tagged } from '../common/tags.ts';
 
 const TableSummary = z
   .object({
@@ -23,9 +24,10 @@ const TableDetail = TableSummary.extend({
 const DatasourceParam = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: 'id', in: 'path' } }) });
 
 export const listDatasources = createRoute({
+  operationId: 'listDatasources',
   method: 'get',
   path: '/api/datasources',
-  tags: ['Schema'],
+  tags: tagged('Schema'),
   summary: 'List the datasources this token may use',
   responses: {
     200: jsonResponse(envelope('DatasourceListEnvelope', z.object({ datasources: z.array(z.object({ id: z.string(), description: z.string(), embedded: z.boolean() })) })), 'Datasources.'),
@@ -34,9 +36,10 @@ export const listDatasources = createRoute({
 });
 
 export const listTablesRoute = createRoute({
+  operationId: 'listTables',
   method: 'get',
   path: '/api/datasources/{id}/tables',
-  tags: ['Schema'],
+  tags: tagged('Schema'),
   summary: 'List tables and views (bounded)',
   request: {
     params: DatasourceParam,
@@ -57,19 +60,20 @@ export const listTablesRoute = createRoute({
       ),
       'Tables.',
     ),
-    ...errorResponses('NOT_FOUND', 'SQL_ERROR'),
+    ...errorResponses(...SCHEMA_FAILURES),
   },
 });
 
 export const describeTableRoute = createRoute({
+  operationId: 'describeTable',
   method: 'get',
   path: '/api/datasources/{id}/tables/{table}',
-  tags: ['Schema'],
+  tags: tagged('Schema'),
   summary: 'Describe one table: columns, primary key, foreign keys, estimated rows',
   request: {
     params: DatasourceParam.extend({
       table: z.string().min(1).max(300).openapi({ param: { name: 'table', in: 'path' }, description: '`schema.table`, or `table` in public.', example: 'public.orders' }),
     }),
   },
-  responses: { 200: jsonResponse(envelope('TableDetailEnvelope', TableDetail), 'The table.'), ...errorResponses('NOT_FOUND', 'SQL_ERROR') },
+  responses: { 200: jsonResponse(envelope('TableDetailEnvelope', TableDetail), 'The table.'), ...errorResponses(...SCHEMA_FAILURES) },
 });

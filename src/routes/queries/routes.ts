@@ -1,14 +1,16 @@
 /** Route definitions of /api/queries: what the OpenAPI document says. */
 import { createRoute } from '@hono/zod-openapi';
 import { errorResponses, jsonResponse } from '../common/envelope.ts';
+import { QUERY_FAILURES } from '../common/failures.ts';
 import { IdParam } from '../common/schemas.ts';
+import { tagged } from '../common/tags.ts';
 import { PollQuery, QueryEnvelope, QueryRequest } from './schemas.ts';
 
-
 export const submitQuery = createRoute({
+  operationId: 'submitQuery',
   method: 'post',
   path: '/api/queries',
-  tags: ['Queries'],
+  tags: tagged('Queries'),
   summary: 'Run a read-only query',
   description:
     'Runs one read-only statement. Answers with a bounded preview, exact completeness and, when the preview is not the whole result, an artifact holding it. Within waitMs the answer is the final state; past it, 202 with state RUNNING.',
@@ -16,33 +18,35 @@ export const submitQuery = createRoute({
   responses: {
     200: jsonResponse(QueryEnvelope, 'The query ended (SUCCEEDED or CANCELLED).'),
     202: jsonResponse(QueryEnvelope, 'Still running after waitMs; poll GET /api/queries/{id}.'),
-    ...errorResponses('NOT_FOUND', 'READ_ONLY_VIOLATION', 'SQL_ERROR', 'QUERY_TIMEOUT', 'QUERY_CANCELLED', 'RATE_LIMITED'),
+    ...errorResponses(...QUERY_FAILURES),
   },
 });
 
 export const getQuery = createRoute({
+  operationId: 'getQuery',
   method: 'get',
   path: '/api/queries/{id}',
-  tags: ['Queries'],
+  tags: tagged('Queries'),
   summary: 'Poll a query',
   request: { params: IdParam, query: PollQuery },
   responses: {
     200: jsonResponse(QueryEnvelope, 'The query ended.'),
     202: jsonResponse(QueryEnvelope, 'Still running.'),
-    ...errorResponses('NOT_FOUND', 'SQL_ERROR', 'QUERY_TIMEOUT', 'READ_ONLY_VIOLATION'),
+    ...errorResponses(...QUERY_FAILURES),
   },
 });
 
 export const cancelQuery = createRoute({
+  operationId: 'cancelQuery',
   method: 'post',
   path: '/api/queries/{id}/cancel',
-  tags: ['Queries'],
+  tags: tagged('Queries'),
   summary: 'Cancel a query',
   description: 'Stops the query on the database too and removes anything staged. Cancelling a query that already ended changes nothing and returns its state.',
   request: { params: IdParam },
   responses: {
     200: jsonResponse(QueryEnvelope, 'The query\u2019s state after the cancel (CANCELLED, or the state it had already ended in).'),
     202: jsonResponse(QueryEnvelope, 'The database has not stopped the statement yet; poll GET /api/queries/{id} for the final state.'),
-    ...errorResponses('NOT_FOUND', 'SQL_ERROR', 'QUERY_TIMEOUT'),
+    ...errorResponses(...QUERY_FAILURES),
   },
 });

@@ -4,14 +4,17 @@ import { hasRole } from '../../auth/principals.ts';
 import { requireRole, type AppEnv } from '../../auth/middleware.ts';
 import type { ArtifactStore } from '../../artifacts/types.ts';
 import { envelope, errorResponses, ok } from '../common/envelope.ts';
+import { STORE_FAILURES } from '../common/failures.ts';
 import { SessionId } from '../common/schemas.ts';
+import { tagged } from '../common/tags.ts';
 
 const SessionParam = z.object({ id: SessionId.openapi({ param: { name: 'id', in: 'path' } }) });
 
 const copyRoute = createRoute({
+  operationId: 'copySession',
   method: 'post',
   path: '/api/sessions/{id}/copy',
-  tags: ['Sessions'],
+  tags: tagged('Sessions'),
   summary: 'Copy a session\u2019s artifacts into another session (references only, never bytes)',
   request: {
     params: SessionParam,
@@ -22,14 +25,15 @@ const copyRoute = createRoute({
       description: 'The new artifact ids.',
       content: { 'application/json': { schema: envelope('SessionCopyEnvelope', z.object({ mapping: z.array(z.object({ sourceArtifactId: z.string(), targetArtifactId: z.string() })) })) } },
     },
-    ...errorResponses('QUOTA_EXCEEDED'),
+    ...errorResponses('QUOTA_EXCEEDED', ...STORE_FAILURES),
   },
 });
 
 const retireRoute = createRoute({
+  operationId: 'retireSession',
   method: 'delete',
   path: '/api/sessions/{id}',
-  tags: ['Sessions'],
+  tags: tagged('Sessions'),
   summary: 'Retire a session, releasing only its own references',
   request: { params: SessionParam },
   responses: {
@@ -37,14 +41,15 @@ const retireRoute = createRoute({
       description: 'What was released.',
       content: { 'application/json': { schema: envelope('SessionRetireEnvelope', z.object({ releasedArtifacts: z.number().int(), releasedBytes: z.number().int() })) } },
     },
-    ...errorResponses(),
+    ...errorResponses(...STORE_FAILURES),
   },
 });
 
 const usageRoute = createRoute({
+  operationId: 'getUsage',
   method: 'get',
   path: '/api/usage',
-  tags: ['Sessions'],
+  tags: tagged('Sessions'),
   summary: 'Artifact usage of the caller (and of the workspace, for admins)',
   responses: {
     200: {
@@ -61,7 +66,7 @@ const usageRoute = createRoute({
         },
       },
     },
-    ...errorResponses(),
+    ...errorResponses(...STORE_FAILURES),
   },
 });
 

@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Hono } from 'hono';
+import type { Env, Hono } from 'hono';
 
 // "Try it out" calls the server that serves this page, whatever the document's
 // servers list says (it names the default address, which this one may not be).
@@ -83,7 +83,7 @@ function assetDir(): string {
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 
-export function registerDocs(app: Hono<never>): void {
+export function registerDocs<E extends Env>(app: Hono<E>): void {
   const dir = assetDir();
   const cache = new Map<string, Uint8Array>();
   app.get('/docs', (c) => c.html(PAGE, 200, { 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' }));

@@ -1,0 +1,57 @@
+/**
+ * What each kind of work behind a route can fail with, as the error codes
+ * (and status outcomes) routes pass to `errorResponses`. A route lists the
+ * kinds of work it does; the codes of each kind are written here once, so
+ * every route that runs a query, reads an artifact or resolves a datasource
+ * declares the same failures.
+ */
+import type { ErrorCode } from '../../errors.ts';
+import type { ErrorOutcome } from './envelope.ts';
+
+type Failure = ErrorCode | ErrorOutcome;
+
+/** The embedded datasource still seeding its sample data: INTERNAL with a retryable 503 (datasources/registry.ts). */
+export const DATASOURCE_STARTING: ErrorOutcome = {
+  code: 'INTERNAL',
+  status: 503,
+  description: 'The datasource is still starting (the embedded database seeds its sample data on first start); retry in a few seconds.',
+};
+
+/** The disk filled before any of the result was sent: INTERNAL with 507 (export/stream-to-parts.ts). */
+export const STORAGE_FULL: ErrorOutcome = {
+  code: 'INTERNAL',
+  status: 507,
+  description: 'The server\u2019s disk is full; nothing was kept.',
+};
+
+/** Naming a datasource: one the caller may not use is as absent as one that does not exist. */
+export const DATASOURCE_FAILURES: readonly Failure[] = ['NOT_FOUND', DATASOURCE_STARTING];
+
+/** Asking the database about its schema. */
+export const SCHEMA_FAILURES: readonly Failure[] = [...DATASOURCE_FAILURES, 'SQL_ERROR'];
+
+/** The artifact catalog and the artifact bytes, wherever they live. */
+export const STORE_FAILURES: readonly Failure[] = ['STORAGE_UNAVAILABLE'];
+
+/** One artifact of the caller's: found, not expired, its bytes intact. */
+export const ARTIFACT_FAILURES: readonly Failure[] = ['NOT_FOUND', 'ARTIFACT_EXPIRED', ...STORE_FAILURES];
+
+/** Reading an artifact's bytes (pages, aggregates, downloads): they are checked against their hash. */
+export const ARTIFACT_BYTES_FAILURES: readonly Failure[] = [...ARTIFACT_FAILURES, 'ARTIFACT_CORRUPT'];
+
+/**
+ * Running a query through the query use-case: a failed query answers with
+ * its own error, from the parser, the database, the export or the store.
+ */
+export const QUERY_FAILURES: readonly Failure[] = [
+  ...DATASOURCE_FAILURES,
+  ...STORE_FAILURES,
+  'READ_ONLY_VIOLATION',
+  'SQL_ERROR',
+  'QUERY_TIMEOUT',
+  'QUERY_CANCELLED',
+  STORAGE_FULL,
+];
+
+/** A semantic intent: resolved against the caller's explores, compiled, then run as a query. */
+export const SEMANTIC_QUERY_FAILURES: readonly Failure[] = ['SEMANTIC_VALIDATION_ERROR', ...QUERY_FAILURES];
