@@ -1,19 +1,22 @@
 /**
- * The checked-in OpenAPI document (openapi/openapi.json) is the one the
- * server serves, and that document covers every /api route with its error
- * responses and every error code of the contract.
+ * The checked-in OpenAPI document (openapi/openapi.json) and operation table
+ * (openapi/client/operations.ts) are the ones the server serves, and that
+ * document covers every /api route with its error responses and every error
+ * code of the contract, names every operation with a unique operationId and
+ * declares every tag it uses.
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fetchServedDocument, formatDocument, OPENAPI_FILE, type ServedDocument } from '../../scripts/openapi-document.ts';
+import { fetchServedDocument, formatDocument, OPENAPI_FILE, OPERATIONS_FILE, renderOperationsModule, type ServedDocument } from '../../scripts/openapi-document.ts';
 import { ERROR_CODES } from '../../src/errors.ts';
 
-type Operation = { responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> };
+type Operation = { operationId?: string; tags?: string[]; responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> };
 type Paths = Record<string, Record<string, Operation>>;
 
 const ERROR_ENVELOPE_REF = '#/components/schemas/ErrorEnvelope';
-/** Statuses every /api route can answer: bad request, no token, wrong role, body too large, internal. */
-const BASELINE_ERROR_STATUSES = ['400', '401', '403', '413', '500'];
+/** Statuses every /api route can answer: bad request, no token, wrong role, body too large, rate limited, internal. */
+const BASELINE_ERROR_STATUSES = ['400', '401', '403', '413', '429', '500'];
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 let served: ServedDocument;
 beforeAll(async () => {
@@ -57,6 +60,10 @@ describe('openapi/openapi.json', () => {
     }
   });
 
+  it('has the operation table the client is built from (if not: run npm run openapi)', () => {
+    expect(readFileSync(OPERATIONS_FILE, 'utf8'), 'openapi/client/operations.ts is stale: run npm run openapi').toBe(renderOperationsModule(served.document));
+  });
+
   it('is OpenAPI 3.1', () => {
     expect(served.document.openapi).toBe('3.1.0');
   });
@@ -94,5 +101,35 @@ describe('the served OpenAPI document', () => {
     const codes = schemas.ErrorEnvelope?.properties?.errorCode?.enum ?? [];
     for (const code of ERROR_CODES) expect(codes, `ErrorEnvelope.errorCode lacks ${code}`).toContain(code);
     expect([...codes].sort()).toEqual([...ERROR_CODES].sort());
+  });
+});
+
+/** Every operation of the document with where it is, whatever it lacks. */
+function allOperations(): { where: string; operation: Operation }[] {
+  return Object.entries(served.document.paths as Paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.has(method))
+      .map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, operation })),
+  );
+}
+
+describe('operation names and tags', () => {
+  it('gives every operation a unique camelCase operationId', () => {
+    const operations = allOperations();
+    expect(operations.length).toBeGreaterThan(0);
+    expect(operations.filter((o) => o.operation.operationId === undefined).map((o) => o.where), 'operations without an operationId').toEqual([]);
+    const ids = operations.map((o) => o.operation.operationId!);
+    expect(ids.filter((id) => !/^[a-z][A-Za-z0-9]*$/.test(id)), 'operationIds that are not camelCase').toEqual([]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i), 'operationIds used twice').toEqual([]);
+  });
+
+  it('declares, with a description, every tag an operation uses, and uses every tag it declares', () => {
+    const declared = (served.document.tags ?? []) as { name: string; description?: string }[];
+    const names = declared.map((t) => t.name);
+    const used = new Set(allOperations().flatMap((o) => o.operation.tags ?? []));
+    expect(allOperations().filter((o) => (o.operation.tags ?? []).length === 0).map((o) => o.where), 'operations without a tag').toEqual([]);
+    expect([...used].filter((t) => !names.includes(t)), 'tags used but not declared').toEqual([]);
+    expect(names.filter((t) => !used.has(t)), 'tags declared but not used').toEqual([]);
+    expect(declared.filter((t) => !t.description).map((t) => t.name), 'tags without a description').toEqual([]);
   });
 });
