@@ -10,14 +10,14 @@ import type { ErrorOutcome } from './envelope.ts';
 
 type Failure = ErrorCode | ErrorOutcome;
 
-/** The embedded datasource still seeding its sample data: INTERNAL with a retryable 503 (datasources/registry.ts). */
+/** The embedded datasource still seeding its sample data: the registry answers INTERNAL with a retryable 503. */
 export const DATASOURCE_STARTING: ErrorOutcome = {
   code: 'INTERNAL',
   status: 503,
   description: 'The datasource is still starting (the embedded database seeds its sample data on first start); retry in a few seconds.',
 };
 
-/** The disk filled before any of the result was sent: INTERNAL with 507 (export/stream-to-parts.ts). */
+/** The disk filled before the export sent any of the result: INTERNAL with 507. */
 export const STORAGE_FULL: ErrorOutcome = {
   code: 'INTERNAL',
   status: 507,
