@@ -18,15 +18,15 @@ interface BunLike {
   serve(options: { port: number; hostname: string; fetch: FetchHandler }): { port: number; stop(force?: boolean): Promise<void> | void };
 }
 
-export async function serve(fetch: FetchHandler, port: number, hostname: string): Promise<RunningServer> {
+export function serve(fetch: FetchHandler, port: number, hostname: string): Promise<RunningServer> {
   const g = globalThis as { Deno?: DenoLike; Bun?: BunLike };
   if (g.Deno) {
     const server = g.Deno.serve({ port, hostname, onListen: () => undefined }, fetch);
-    return { port: server.addr.port, close: () => server.shutdown() };
+    return Promise.resolve({ port: server.addr.port, close: () => server.shutdown() });
   }
   if (g.Bun) {
     const server = g.Bun.serve({ port, hostname, fetch });
-    return { port: server.port, close: async () => void (await server.stop()) };
+    return Promise.resolve({ port: server.port, close: async () => void (await server.stop()) });
   }
   return new Promise((resolve, reject) => {
     const server = nodeServe({ fetch, port, hostname }, (info) => {
