@@ -73,6 +73,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     dataDir,
     principalQuotaBytes: config.principalQuotaBytes,
     workspaceQuotaBytes: config.workspaceQuotaBytes,
+    log: logger,
     workers: {
       read: async (sql, params) => (await readPool.run({ type: 'read', sql, params }).result).rows,
       writeFile: async (task) => void (await readPool.run({ type: 'write-file', ...task }).result),
