@@ -24,6 +24,16 @@ const tokenSchema = z.object({
 export type DatasourceSetting = z.infer<typeof datasourceSchema>;
 export type TokenSetting = z.infer<typeof tokenSchema>;
 
+/** Where artifact bytes live: a directory (unset: `<data dir>/artifacts`) or a bucket and key prefix. */
+export type ArtifactBytesSetting = { kind: 'file'; dir: string | undefined } | { kind: 's3'; bucket: string; prefix: string };
+
+/** An S3-compatible service; credentials come from the SDK's standard chain, never from here. */
+export interface S3Setting {
+  endpoint: string | undefined;
+  region: string;
+  forcePathStyle: boolean;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -55,6 +65,10 @@ export interface Config {
   /** Queries one principal may have running at once; more are refused with RATE_LIMITED. */
   maxConcurrentQueries: number;
   modelsDir: string;
+  artifactBytes: ArtifactBytesSetting;
+  s3: S3Setting;
+  /** Bound on the local cache of remote Parquet parts, in bytes. */
+  cacheBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -84,6 +98,47 @@ function json<T>(env: Env, name: string, schema: z.ZodType<T>): T | undefined {
     throw new Error(`${name} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
   }
   return result.data;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(true|1)$/i.test(raw)) return true;
+  if (/^(false|0)$/i.test(raw)) return false;
+  throw new Error(`${name} must be true or false; got "${raw}".`);
+}
+
+// S3's own rule for bucket names (dots allowed, no leading or trailing dash or dot).
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+function artifactBytes(env: Env): ArtifactBytesSetting {
+  const raw = env.SLUICE_ARTIFACT_URL;
+  if (raw === undefined || raw === '') return { kind: 'file', dir: undefined };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`SLUICE_ARTIFACT_URL must be s3://bucket/prefix or file:///path; got "${raw}".`);
+  }
+  if (url.protocol === 'file:' && (url.host === '' || url.host === 'localhost') && url.pathname !== '/') {
+    return { kind: 'file', dir: decodeURIComponent(url.pathname) };
+  }
+  if (url.protocol === 's3:' && BUCKET.test(url.host) && url.search === '' && url.hash === '') {
+    // Slashes at either end are dropped so keys never hold an empty segment ("prefix//parts").
+    return { kind: 's3', bucket: url.host, prefix: decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, '') };
+  }
+  throw new Error(`SLUICE_ARTIFACT_URL must be s3://bucket/prefix (a bucket name of 3-63 lowercase letters, digits, dots or dashes) or file:///path; got "${raw}".`);
+}
+
+function s3Endpoint(env: Env): string | undefined {
+  const raw = env.SLUICE_S3_ENDPOINT;
+  if (raw === undefined || raw === '') return undefined;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  // Credentials belong in the SDK's chain, where they are not printed with the settings.
+  if (url === undefined || !/^https?:$/.test(url.protocol) || url.username !== '' || url.password !== '') {
+    throw new Error('SLUICE_S3_ENDPOINT must be an http:// or https:// URL without credentials in it.');
+  }
+  return raw;
 }
 
 export function loadConfig(env: Env): Config {
@@ -122,5 +177,12 @@ export function loadConfig(env: Env): Config {
     mcpMaxChars: int(env, 'SLUICE_MCP_MAX_CHARS', 20_000, 1_000, 10_000_000),
     rateLimitPerMinute: int(env, 'SLUICE_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     maxConcurrentQueries: int(env, 'SLUICE_MAX_CONCURRENT_QUERIES', 8, 1, 10_000),
+    artifactBytes: artifactBytes(env),
+    s3: {
+      endpoint: s3Endpoint(env),
+      region: env.SLUICE_S3_REGION || 'us-east-1',
+      forcePathStyle: bool(env, 'SLUICE_S3_FORCE_PATH_STYLE', false),
+    },
+    cacheBytes: int(env, 'SLUICE_CACHE_BYTES', 2 * GIB, 0, Number.MAX_SAFE_INTEGER),
   };
 }
