@@ -1,0 +1,64 @@
+/**
+ * Checks bytes against their content address while they stream, so no part
+ * is ever read twice to be verified and none is held whole in memory: a
+ * stream stage that hashes and counts what passes and fails (before its end
+ * is signalled downstream) when the bytes are not the ones named. Node
+ * streams and files: this module's job is moving parts between the local
+ * disk and a backend.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { Transform, Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { SluiceError } from '../../errors.ts';
+
+export function corrupt(sha256: string, reason: 'SIZE_MISMATCH' | 'HASH_MISMATCH'): SluiceError {
+  return new SluiceError('ARTIFACT_CORRUPT', 'Stored bytes of this artifact do not match their hash; the artifact cannot be read.', {
+    reason,
+    part: sha256,
+  });
+}
+
+/**
+ * A pass-through stage that fails when more than `bytes` arrive, or, at the
+ * end, when the count or the SHA-256 differ. The failure comes from flush,
+ * before the stream ends, so a consumer that acts on the end (an upload's
+ * completion, a rename) never acts on wrong bytes.
+ */
+export function contentCheck(sha256: string, bytes: number): Transform {
+  const hash = createHash('sha256');
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > bytes) return callback(corrupt(sha256, 'SIZE_MISMATCH'));
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+    flush(callback) {
+      if (seen !== bytes) return callback(corrupt(sha256, 'SIZE_MISMATCH'));
+      callback(hash.digest('hex') === sha256 ? null : corrupt(sha256, 'HASH_MISMATCH'));
+    },
+  });
+}
+
+/**
+ * Writes `source` to `target` (a new file) through the check, flushed to
+ * disk before it resolves so a rename after it never exposes a file the
+ * page cache had not written yet. On any failure `target` is removed.
+ */
+export async function writeChecked(source: Readable | AsyncIterable<Uint8Array>, target: string, sha256: string, bytes: number): Promise<void> {
+  try {
+    await pipeline(source, contentCheck(sha256, bytes), createWriteStream(target, { flags: 'wx', flush: true }));
+  } catch (error) {
+    await rm(target, { force: true });
+    throw error;
+  }
+}
+
+/** Reads a whole file through the check, keeping nothing. */
+export async function verifyFile(path: string, sha256: string, bytes: number): Promise<void> {
+  const discard = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+  await pipeline(createReadStream(path), contentCheck(sha256, bytes), discard);
+}

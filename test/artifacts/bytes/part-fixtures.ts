@@ -1,0 +1,77 @@
+/**
+ * Parts for the bytes tests: files of random bytes (or a real Parquet file
+ * written by DuckDB) with their content address, a way to catch the
+ * SluiceError a promise fails with, and a look at the files a directory
+ * holds (the cache, to see what it kept).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { SluiceError } from '../../../src/errors.ts';
+
+export interface TestPart {
+  path: string;
+  sha256: string;
+  bytes: number;
+  content: Buffer;
+}
+
+export function sha256Of(content: Uint8Array): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+export function makePart(dir: string, size: number): TestPart {
+  const content = randomBytes(size);
+  const sha256 = sha256Of(content);
+  const path = join(dir, `${sha256}.bin`);
+  writeFileSync(path, content);
+  return { path, sha256, bytes: size, content };
+}
+
+/** A Parquet file of `rows` rows, as an export would stage it. */
+export async function makeParquetPart(dir: string, rows: number): Promise<Omit<TestPart, 'content'>> {
+  const path = join(dir, `p${rows}-${Date.now()}.parquet`);
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const connection = await instance.connect();
+  await connection.run(`copy (select range::int8 as id, 'row ' || range as label from range(${rows})) to '${path}' (format parquet)`);
+  connection.closeSync();
+  instance.closeSync();
+  const content = readFileSync(path);
+  return { path, sha256: sha256Of(content), bytes: content.length };
+}
+
+export async function countParquetRows(path: string): Promise<number> {
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const connection = await instance.connect();
+  const reader = await connection.runAndReadAll(`select count(*)::int4 from read_parquet(['${path}'])`);
+  const count = reader.getRows()[0]?.[0];
+  connection.closeSync();
+  instance.closeSync();
+  return Number(count);
+}
+
+/** The SluiceError `promise` fails with; fails the test when it resolves or throws anything else. */
+export async function failure(promise: Promise<unknown>): Promise<SluiceError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof SluiceError) return error;
+    throw new Error(`expected a SluiceError, got ${String(error)}`, { cause: error });
+  }
+  throw new Error('expected a failure, but it succeeded');
+}
+
+/** Every file under `dir` (recursively) with its size; empty when the directory does not exist. */
+export function filesUnder(dir: string): { name: string; size: number }[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir, { recursive: true }) as string[];
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => ({ name, info: statSync(join(dir, name)) }))
+    .filter(({ info }) => info.isFile())
+    .map(({ name, info }) => ({ name, size: info.size }));
+}
