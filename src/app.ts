@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     if (failure.code === 'RATE_LIMITED' && typeof failure.details?.retryAfterSeconds === 'number') {
       c.header('Retry-After', String(failure.details.retryAfterSeconds));
     }
-    return c.json(errorBody(failure), failure.status as 400);
+    return c.json(errorBody(failure), failure.status);
   });
   app.notFound((c) => c.json(errorBody(new SluiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}.`)), 404));
 

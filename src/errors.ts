@@ -32,7 +32,10 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-const STATUS: Record<ErrorCode, number> = {
+/** Every status an error can answer with: the codes' own, and the overrides (a retryable 503, a full disk's 507). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 410 | 413 | 429 | 500 | 502 | 503 | 507;
+
+const STATUS: Record<ErrorCode, ErrorStatus> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
@@ -56,7 +59,7 @@ const STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
-export function statusOf(code: ErrorCode): number {
+export function statusOf(code: ErrorCode): ErrorStatus {
   return STATUS[code];
 }
 
@@ -65,9 +68,9 @@ export class SluiceError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
   /** Overrides the code's usual status where the class differs (a retryable 503, a full disk's 507). */
-  readonly statusOverride: number | undefined;
+  readonly statusOverride: ErrorStatus | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, status?: number) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, status?: ErrorStatus) {
     super(message);
     this.name = 'SluiceError';
     this.code = code;
@@ -75,7 +78,7 @@ export class SluiceError extends Error {
     this.statusOverride = status;
   }
 
-  get status(): number {
+  get status(): ErrorStatus {
     return this.statusOverride ?? statusOf(this.code);
   }
 
@@ -90,7 +93,7 @@ export interface ErrorData {
   code: ErrorCode;
   message: string;
   details?: Record<string, unknown>;
-  status?: number;
+  status?: ErrorStatus;
 }
 
 export function toErrorData(error: unknown): ErrorData {

@@ -2921,7 +2921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `AI_NOT_CONFIGURED`: No model is configured on this server. */
+            /** @description `AI_NOT_CONFIGURED`: No model is configured on this server. `INTERNAL`: The datasource is still starting (the embedded database seeds its sample data on first start); retry in a few seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3026,7 +3026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `AI_NOT_CONFIGURED`: No model is configured on this server. */
+            /** @description `AI_NOT_CONFIGURED`: No model is configured on this server. `INTERNAL`: The datasource is still starting (the embedded database seeds its sample data on first start); retry in a few seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3131,7 +3131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `AI_NOT_CONFIGURED`: No model is configured on this server. */
+            /** @description `AI_NOT_CONFIGURED`: No model is configured on this server. `INTERNAL`: The datasource is still starting (the embedded database seeds its sample data on first start); retry in a few seconds. `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
             503: {
                 headers: {
                     [name: string]: unknown;
