@@ -1,0 +1,69 @@
+/**
+ * The catalog in SQLite in the data dir: the single-process default. The
+ * driver is synchronous, so a transaction is BEGIN IMMEDIATE ... COMMIT on
+ * the one connection, and the async callers of this process take turns on
+ * it (a queue), or one caller's statements would land inside another's
+ * transaction. Other processes on the same file wait on SQLite's own lock.
+ */
+import { openSqlite, type SqliteDatabase, type SqliteStatement } from '../../runtime/sqlite.ts';
+import type { Catalog, CatalogOptions } from './catalog.ts';
+import { catalogOver } from './catalog-over.ts';
+import type { CatalogPort, CatalogTx, Param } from './catalog-port.ts';
+import { migrateSqlite } from './sqlite-migrations.ts';
+
+/** SQLite keeps times as ISO text, which sorts as time does. */
+function bind(params: Param[]): (string | number | null)[] {
+  return params.map((p) => (p instanceof Date ? p.toISOString() : p));
+}
+
+function sqlitePort(db: SqliteDatabase): CatalogPort {
+  const statements = new Map<string, SqliteStatement>();
+  const prepared = (sql: string) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) statements.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
+  const tx: CatalogTx = {
+    all: async <T>(sql: string, params: Param[] = []) => prepared(sql).all<T>(...bind(params)),
+    run: async (sql, params = []) => prepared(sql).run(...bind(params)).changes,
+  };
+  let queue: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(fn: () => Promise<T>): Promise<T> => {
+    const turn = queue.then(fn, fn);
+    queue = turn.catch(() => undefined);
+    return turn;
+  };
+  return {
+    // BEGIN IMMEDIATE already excludes every other writer, in this process and in any other.
+    forUpdate: '',
+    transaction: (fn) =>
+      inTurn(async () => {
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await fn(tx);
+          db.exec('COMMIT');
+          return result;
+        } catch (error) {
+          try {
+            db.exec('ROLLBACK');
+          } catch {
+            // SQLite rolls back by itself on some errors (a full disk, I/O): the first error says what happened.
+          }
+          throw error;
+        }
+      }),
+    read: (sql, params = []) => inTurn(() => tx.all(sql, params)),
+    close: () => inTurn(async () => db.close()),
+  };
+}
+
+export interface SqliteCatalogOptions extends CatalogOptions {
+  /** The catalog file (the local store's `catalog.db` in the data dir). */
+  file: string;
+}
+
+export function openSqliteCatalog(options: SqliteCatalogOptions): Catalog {
+  const db = openSqlite(options.file);
+  migrateSqlite(db, (options.now ?? (() => new Date()))());
+  return catalogOver(sqlitePort(db), options);
+}

@@ -1,0 +1,44 @@
+/**
+ * Versioned migrations of the SQLite catalog. Version 1 is the schema the
+ * local store has always created (idempotent, so a data dir written by the
+ * local store is adopted as it is); later versions add what the shared
+ * catalog contract needs. Each migration runs once, inside BEGIN IMMEDIATE,
+ * so two processes opening one file cannot both apply it.
+ */
+import type { SqliteDatabase } from '../../runtime/sqlite.ts';
+import { CATALOG_SCHEMA } from '../drivers/catalog-schema.ts';
+
+export interface SqliteMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const SQLITE_MIGRATIONS: SqliteMigration[] = [
+  { version: 1, name: 'artifacts, blobs and usage counters', sql: CATALOG_SCHEMA },
+  {
+    version: 2,
+    name: 'release times, repeated commits, tombstone purge, leases and shared secrets',
+    sql: `
+ALTER TABLE artifacts ADD COLUMN released_at TEXT;
+ALTER TABLE blobs ADD COLUMN released_at TEXT;
+CREATE INDEX artifacts_repeat ON artifacts (principal, session_id, hash) WHERE state = 'COMMITTED';
+CREATE INDEX artifacts_tombstones ON artifacts (COALESCE(released_at, expires_at)) WHERE state <> 'COMMITTED';
+CREATE INDEX blobs_released ON blobs (released_at) WHERE refs <= 0;
+CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at TEXT NOT NULL);
+CREATE TABLE shared_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+`,
+  },
+];
+
+export function migrateSqlite(db: SqliteDatabase, now: Date): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    const applied = new Set(db.prepare('SELECT version FROM schema_migrations').all<{ version: number }>().map((r) => r.version));
+    for (const migration of SQLITE_MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, now.toISOString());
+    }
+  })();
+}
