@@ -1,0 +1,61 @@
+/**
+ * What a failure of the shared catalog means to a caller. Anything that says
+ * "the database cannot be reached or cannot serve now" is STORAGE_UNAVAILABLE
+ * (503, retryable), never INTERNAL and never SQL_ERROR: the caller's request
+ * was fine. The message is fixed text, so no URL, host or password in a
+ * driver's message can reach a response; the cause is kept for the log.
+ */
+import { SluiceError } from '../../errors.ts';
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+]);
+
+/**
+ * SQLSTATE classes and codes of an unreachable or unwilling server: 08
+ * connection exception, 28 invalid authorization, 53 insufficient resources
+ * (too many connections, disk full), 57P01-03 shutdown or start-up, 3D000
+ * no such database, 57014 a statement stopped by its timeout (a lock held
+ * too long elsewhere).
+ */
+function unavailableSqlState(code: string): boolean {
+  return /^(08|28|53)/.test(code) || ['57P01', '57P02', '57P03', '3D000', '57014'].includes(code);
+}
+
+/** Serialization failure or deadlock: the transaction may simply be run again. */
+export function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}
+
+function codesOf(error: unknown): string[] {
+  const e = error as { code?: unknown; errors?: unknown } | null;
+  const own = typeof e?.code === 'string' ? [e.code] : [];
+  // Node reports a failed connection to several addresses as an AggregateError.
+  const nested = Array.isArray(e?.errors) ? e.errors.flatMap(codesOf) : [];
+  return [...own, ...nested];
+}
+
+export function catalogError(error: unknown): SluiceError {
+  if (error instanceof SluiceError) return error;
+  const codes = codesOf(error);
+  const reason = codes.find((c) => NETWORK_CODES.has(c) || unavailableSqlState(c));
+  const mapped =
+    reason === undefined
+      ? new SluiceError('INTERNAL', 'The artifact catalog failed unexpectedly.')
+      : new SluiceError('STORAGE_UNAVAILABLE', 'The artifact catalog cannot be reached right now; try again shortly.', { retryable: true, reason });
+  // For the operator's log only: responses carry code, message and details.
+  mapped.cause = error;
+  return mapped;
+}

@@ -1,0 +1,70 @@
+/**
+ * Versioned migrations of the PostgreSQL catalog, in its own schema. Every
+ * replica runs `migratePg` at start; a transaction-scoped advisory lock keyed
+ * by the schema makes them take turns, so each migration is applied exactly
+ * once and a replica that waited finds the work done. Migrations only ever
+ * add: a replica of the previous release keeps working on a schema a newer
+ * one migrated, which is what a rolling upgrade needs.
+ */
+import type { Sql } from 'postgres';
+
+export interface PgMigration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+export const PG_MIGRATIONS: PgMigration[] = [
+  {
+    version: 1,
+    name: 'artifacts, blobs and usage counters',
+    statements: [
+      `CREATE TABLE blobs (hash text PRIMARY KEY, location text NOT NULL, parts text NOT NULL, size_bytes bigint NOT NULL,
+        refs integer NOT NULL, released_at timestamptz)`,
+      `CREATE TABLE artifacts (id text PRIMARY KEY, principal text NOT NULL, session_id text NOT NULL, hash text NOT NULL,
+        state text NOT NULL, datasource text NOT NULL, sql text NOT NULL, columns text NOT NULL, row_count bigint NOT NULL,
+        size_bytes bigint NOT NULL, coverage text NOT NULL, bounded_by text, created_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL, released_at timestamptz)`,
+      'CREATE INDEX artifacts_owner ON artifacts (principal, session_id, created_at, id)',
+      'CREATE INDEX artifacts_by_principal ON artifacts (principal, created_at, id)',
+      `CREATE INDEX artifacts_expiry ON artifacts (expires_at) WHERE state = 'COMMITTED'`,
+      `CREATE INDEX artifacts_repeat ON artifacts (principal, session_id, hash) WHERE state = 'COMMITTED'`,
+      `CREATE INDEX artifacts_tombstones ON artifacts ((COALESCE(released_at, expires_at))) WHERE state <> 'COMMITTED'`,
+      'CREATE INDEX blobs_released ON blobs (released_at) WHERE refs <= 0',
+      'CREATE TABLE principal_usage (principal text PRIMARY KEY, artifacts bigint NOT NULL, logical_bytes bigint NOT NULL)',
+      `CREATE TABLE workspace_usage (id integer PRIMARY KEY CHECK (id = 1), artifacts bigint NOT NULL, blobs bigint NOT NULL,
+        physical_bytes bigint NOT NULL)`,
+      'INSERT INTO workspace_usage (id, artifacts, blobs, physical_bytes) VALUES (1, 0, 0, 0)',
+    ],
+  },
+  {
+    version: 2,
+    name: 'leases and shared secrets',
+    statements: [
+      'CREATE TABLE leases (name text PRIMARY KEY, holder text NOT NULL, expires_at timestamptz NOT NULL)',
+      'CREATE TABLE shared_secrets (name text PRIMARY KEY, value text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
+    ],
+  },
+];
+
+export function quoteSchema(schema: string): string {
+  return `"${schema}"`;
+}
+
+export async function migratePg(sql: Sql, schema: string): Promise<void> {
+  const q = quoteSchema(schema);
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`sluice-catalog-migrations:${schema}`}, 0))`;
+    // A migration may build an index over a large table: the usual statement timeout does not apply.
+    await tx.unsafe('SET LOCAL statement_timeout = 0');
+    await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS ${q}`);
+    await tx.unsafe(`SET LOCAL search_path TO ${q}`);
+    await tx.unsafe(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const applied = new Set((await tx.unsafe<{ version: number }[]>('SELECT version FROM schema_migrations')).map((r) => r.version));
+    for (const migration of PG_MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      for (const statement of migration.statements) await tx.unsafe(statement);
+      await tx.unsafe('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    }
+  });
+}

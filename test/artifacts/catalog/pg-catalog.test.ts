@@ -1,0 +1,91 @@
+/**
+ * What only the PostgreSQL catalog has to prove: replicas starting together
+ * on an empty schema migrate it exactly once, and a database that cannot be
+ * reached (never, or no longer) is STORAGE_UNAVAILABLE without a credential
+ * in sight.
+ */
+import { createServer, connect, type Socket } from 'node:net';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openPgCatalog } from '../../../src/artifacts/catalog/pg-catalog.ts';
+import { PG_MIGRATIONS } from '../../../src/artifacts/catalog/pg-migrations.ts';
+import { skipNote } from '../../helpers/skip-note.ts';
+import { commitRequest, errorOf } from './catalog-fixtures.ts';
+import { PG_SKIP_REASON, PG_URL, TestSchemas } from './pg-test-schemas.ts';
+
+const schemas = new TestSchemas();
+afterAll(() => schemas.dropAll());
+const QUOTAS = { principalQuotaBytes: 1e12, workspaceQuotaBytes: 1e12 };
+
+/** A TCP relay to the test database that can be cut, as a network partition or a stopped server would. */
+async function relay(): Promise<{ url: string; cut(): Promise<void> }> {
+  const target = new URL(PG_URL!);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  const url = new URL(PG_URL!);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return {
+    url: url.toString(),
+    cut: async () => {
+      const closed = new Promise((r) => server.close(r));
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+  };
+}
+
+describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'PostgreSQL catalog', PG_SKIP_REASON ?? ''), () => {
+  it('migrates an empty schema exactly once when five replicas open it at the same moment', async () => {
+    const schema = schemas.fresh();
+    const catalogs = await Promise.all(Array.from({ length: 5 }, () => openPgCatalog({ url: PG_URL!, schema, maxConnections: 1, ...QUOTAS })));
+    const sql = postgres(PG_URL!, { max: 1, onnotice: () => undefined });
+    try {
+      const applied = await sql`SELECT version, name, applied_at FROM ${sql(schema)}.schema_migrations ORDER BY version`;
+      expect(applied.map((r) => [r.version, r.name])).toEqual(PG_MIGRATIONS.map((m) => [m.version, m.name]));
+      // The one row migration 1 inserts is there once: a second run would have added it again or failed.
+      expect((await sql`SELECT count(*)::int AS n FROM ${sql(schema)}.workspace_usage`)[0]!.n).toBe(1);
+      const reopened = await openPgCatalog({ url: PG_URL!, schema, maxConnections: 1, ...QUOTAS });
+      const again = await sql`SELECT version, applied_at FROM ${sql(schema)}.schema_migrations ORDER BY version`;
+      expect(again.map((r) => [r.version, (r.applied_at as Date).toISOString()])).toEqual(applied.map((r) => [r.version, (r.applied_at as Date).toISOString()]));
+      catalogs.push(reopened);
+      for (const catalog of catalogs) expect((await catalog.usage('alice')).workspace.artifacts).toBe(0);
+    } finally {
+      await Promise.all(catalogs.map((c) => c.close()));
+      await sql.end({ timeout: 5 });
+    }
+  });
+
+  it('answers STORAGE_UNAVAILABLE, with no credential in it, when the database cannot be reached at all', async () => {
+    const url = new URL(PG_URL!);
+    url.password = 'hunter2-catalog-secret';
+    url.port = '1';
+    const error = await errorOf(openPgCatalog({ url: url.toString(), schema: schemas.fresh(), ...QUOTAS }));
+    expect(error).toMatchObject({ code: 'STORAGE_UNAVAILABLE', status: 503, details: { retryable: true } });
+    expect(JSON.stringify({ message: error.message, details: error.details })).not.toContain('hunter2');
+  });
+
+  it('answers STORAGE_UNAVAILABLE when the database goes away under an open catalog', async () => {
+    const link = await relay();
+    const catalog = await openPgCatalog({ url: link.url, schema: schemas.fresh(), maxConnections: 1, ...QUOTAS });
+    await catalog.commit(commitRequest());
+    await link.cut();
+    const calls = [() => catalog.usage('alice'), () => catalog.commit(commitRequest({ content: 'b' })), () => catalog.tryLease('collect', 'a', 1000), () => catalog.ping()];
+    for (const call of calls) expect(await errorOf(call())).toMatchObject({ code: 'STORAGE_UNAVAILABLE', status: 503 });
+    await catalog.close();
+  });
+
+  it('refuses a schema name that is not a plain identifier before connecting', async () => {
+    expect((await errorOf(openPgCatalog({ url: PG_URL!, schema: 'x"; DROP SCHEMA public; --', ...QUOTAS }))).code).toBe('VALIDATION_ERROR');
+  });
+});
