@@ -69,6 +69,8 @@ export interface Config {
   s3: S3Setting;
   /** Bound on the local cache of remote Parquet parts, in bytes. */
   cacheBytes: number;
+  /** PostgreSQL URL of the artifact catalog shared by replicas; unset: SQLite in the data dir. */
+  catalogUrl: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -141,6 +143,17 @@ function s3Endpoint(env: Env): string | undefined {
   return raw;
 }
 
+function catalogUrl(env: Env): string | undefined {
+  const raw = env.SLUICE_CATALOG_URL;
+  if (raw === undefined || raw === '') return undefined;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  // The value is not echoed: it usually holds the database password.
+  if (url === undefined || !/^postgres(ql)?:$/.test(url.protocol) || url.hostname === '') {
+    throw new Error('SLUICE_CATALOG_URL must be a PostgreSQL URL (postgres://user:password@host:port/database).');
+  }
+  return raw;
+}
+
 export function loadConfig(env: Env): Config {
   const datasources = json(env, 'SLUICE_DATASOURCES', z.array(datasourceSchema)) ?? [];
   const ids = new Set<string>();
@@ -184,5 +197,6 @@ export function loadConfig(env: Env): Config {
       forcePathStyle: bool(env, 'SLUICE_S3_FORCE_PATH_STYLE', false),
     },
     cacheBytes: int(env, 'SLUICE_CACHE_BYTES', 2 * GIB, 0, Number.MAX_SAFE_INTEGER),
+    catalogUrl: catalogUrl(env),
   };
 }
