@@ -3,7 +3,8 @@
  * replicas have) commit at the same moment. A third connection holds the
  * usage rows until both commits are waiting on the database, so the race is
  * certain rather than likely; a catalog that read its counters without
- * locking them would pass both quota checks and overshoot.
+ * locking them would pass both quota checks and overshoot. The lease is
+ * raced the same way: a check-then-write would hand it to both.
  */
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
@@ -93,6 +94,16 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'Post
     expect(ids[0]).toBe(ids[1]);
     expect(outcomes.map((o) => o.decision === 'CREATED' && o.repeated).sort()).toEqual([false, true]);
     expect((await r.first.usage('alice')).principal).toMatchObject({ artifacts: 2, logicalBytes: 110 });
+    await r.close();
+  });
+
+  it('gives a free lease to exactly one of two replicas asking at once', async () => {
+    const r = await replicas({ principal: 1e12, workspace: 1e12 });
+    // A lapsed holder's row, held uncommitted until both replicas wait on it: then both see it lapsed at once.
+    const won = await r.race(["INSERT INTO leases (name, holder, expires_at) VALUES ('collect', 'lapsed', '2000-01-01T00:00:00Z')"], () =>
+      Promise.all([r.first.tryLease('collect', 'replica-1', 60_000), r.second.tryLease('collect', 'replica-2', 60_000)]),
+    );
+    expect(won.sort()).toEqual([false, true]);
     await r.close();
   });
 });
