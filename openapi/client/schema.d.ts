@@ -641,18 +641,19 @@ export interface components {
         };
         AggregateRequest: {
             groupBy?: string[];
-            metrics: {
-                /** @enum {string} */
-                fn: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
-                /** @description Required for all but count. */
-                column?: string;
-                as?: string;
-            }[];
+            metrics: components["schemas"]["AggregateMetric"][];
             filters?: components["schemas"]["Filter"][];
             /** @description By output column name (group-by column or metric `as`). */
             sort?: components["schemas"]["SortKey"][];
             /** @description Groups to return, default 1000. */
             limit?: number;
+        };
+        AggregateMetric: {
+            /** @enum {string} */
+            fn: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
+            /** @description Required for all but count. */
+            column?: string;
+            as?: string;
         };
         SessionCopyEnvelope: {
             /** @enum {boolean} */

@@ -12,20 +12,19 @@ import { Column, IdParam } from '../common/schemas.ts';
 import { tagged } from '../common/tags.ts';
 import { FilterSchema, SortSchema } from './schemas.ts';
 
+/** One aggregate over a stored result. */
+export const AggregateMetric = z
+  .strictObject({
+    fn: z.enum(AGGREGATE_FNS),
+    column: z.string().max(1000).optional().openapi({ description: 'Required for all but count.' }),
+    as: z.string().min(1).max(128).optional(),
+  })
+  .openapi('AggregateMetric');
+
 const AggregateRequest = z
   .object({
     groupBy: z.array(z.string().max(1000)).max(32).optional(),
-    metrics: z
-      .array(
-        z
-          .object({
-            fn: z.enum(AGGREGATE_FNS),
-            column: z.string().max(1000).optional().openapi({ description: 'Required for all but count.' }),
-            as: z.string().min(1).max(128).optional(),
-          })
-          .strict(),
-      )
-      .max(64),
+    metrics: z.array(AggregateMetric).max(64),
     filters: z.array(FilterSchema).max(100).optional(),
     sort: z.array(SortSchema).max(32).optional().openapi({ description: 'By output column name (group-by column or metric `as`).' }),
     limit: z.number().int().min(1).max(10_000).optional().openapi({ description: 'Groups to return, default 1000.' }),

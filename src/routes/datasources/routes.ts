@@ -4,8 +4,8 @@ import { envelope, errorResponses, jsonResponse } from '../common/envelope.ts';
 import { SCHEMA_FAILURES } from '../common/failures.ts';
 import { tagged } from '../common/tags.ts';
 
-const TableSummary = z
-  .object({
+export const TableSummary = z
+  .strictObject({
     schema: z.string(),
     name: z.string(),
     kind: z.enum(['table', 'view', 'materialized_view', 'foreign_table', 'partitioned_table']),
@@ -13,11 +13,11 @@ const TableSummary = z
   })
   .openapi('TableSummary');
 
-const TableDetail = TableSummary.extend({
-  columns: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean() })),
+export const TableDetail = TableSummary.extend({
+  columns: z.array(z.strictObject({ name: z.string(), type: z.string(), nullable: z.boolean() })),
   primaryKey: z.array(z.string()),
   foreignKeys: z.array(
-    z.object({ name: z.string(), columns: z.array(z.string()), references: z.object({ schema: z.string(), table: z.string(), columns: z.array(z.string()) }) }),
+    z.strictObject({ name: z.string(), columns: z.array(z.string()), references: z.strictObject({ schema: z.string(), table: z.string(), columns: z.array(z.string()) }) }),
   ),
 }).openapi('TableDetail');
 

@@ -9,9 +9,9 @@ import { tagged } from '../common/tags.ts';
 import { QueryData } from '../queries/schemas.ts';
 
 const Intent = z.preprocess(normalizeIntent, SemanticIntent);
-const Field = z.object({ id: z.string(), source: z.union([z.literal(0), z.literal(1)]), kind: z.enum(['dimension', 'metric']) }).openapi('ResultField');
-const SemanticQueryEnvelope = envelope('SemanticQueryEnvelope', QueryData.extend({ fields: z.array(Field) }));
-const Chart = z
+export const ResultField = z.strictObject({ id: z.string(), source: z.union([z.literal(0), z.literal(1)]), kind: z.enum(['dimension', 'metric']) }).openapi('ResultField');
+const SemanticQueryEnvelope = envelope('SemanticQueryEnvelope', QueryData.extend({ fields: z.array(ResultField) }));
+export const Chart = z
   .object({
     type: z.enum(['table', 'bar', 'line', 'area', 'scatter']),
     x: z.string().max(200).optional(),
@@ -79,7 +79,7 @@ export const queryRoute = createRoute({
 });
 
 const VisualizationData = z
-  .object({ id: z.string(), title: z.string().nullable(), intent: z.unknown(), chart: Chart, spec: z.record(z.string(), z.unknown()).openapi({ description: 'Vega-Lite v5.' }), artifactId: z.string().nullable(), fields: z.array(Field) })
+  .object({ id: z.string(), title: z.string().nullable(), intent: z.unknown(), chart: Chart, spec: z.record(z.string(), z.unknown()).openapi({ description: 'Vega-Lite v5.' }), artifactId: z.string().nullable(), fields: z.array(ResultField) })
   .openapi('Visualization');
 
 export const createVizRoute = createRoute({
