@@ -1,12 +1,19 @@
 /**
  * The bytes contract of the artifact store: where the Parquet parts of
- * artifacts live, addressed only by their SHA-256. The catalog decides which
- * parts an artifact has and when a part may go; a ByteStore only keeps,
- * hands out and removes immutable content. Callers never see how a backend
- * names things (a key, a bucket, a directory): the one path they get is a
- * local file their DuckDB can read, held by a lease. Optional capabilities
- * are declared, and a method of a capability not declared is refused with
- * UNSUPPORTED_CAPABILITY by the store itself, never by each caller.
+ * artifacts live. Parts are kept per upload: each commit's parts go under a
+ * location no other upload uses (`newLocation`), and a part is addressed by
+ * that location, its file name and its SHA-256. The catalog counts
+ * references to blobs (an upload's list of parts) and decides when a
+ * location may go; because no two uploads share a location, a collector
+ * removing an unreferenced upload can never remove bytes a new commit has
+ * just adopted. The SHA-256 checks every byte read and keys the local cache
+ * of remote parts (equal hash, equal bytes, whichever upload they came from).
+ *
+ * Callers never see how a backend names things (a key, a bucket, a
+ * directory): the one path they get is a local file their DuckDB can read,
+ * held by a lease. Optional capabilities are declared, and a method of a
+ * capability not declared is refused with UNSUPPORTED_CAPABILITY by the
+ * store itself, never by each caller.
  *
  * Failures: a backend that cannot be reached is STORAGE_UNAVAILABLE (503,
  * details.retryable); bytes that fail their hash are ARTIFACT_CORRUPT; a
@@ -18,39 +25,52 @@ export interface ByteStoreCapabilities {
   presign: boolean;
 }
 
+/** One part of one upload: where it is, and what its bytes must be. */
+export interface PartRef {
+  /** The upload's location, from newLocation (or a catalog row written by an earlier version: `ab/<blob sha256>`). */
+  location: string;
+  /** The part's file name within the upload, as the export named it (`part-00000.parquet`). */
+  name: string;
+  sha256: string;
+  bytes: number;
+}
+
 /** A local file holding a part's bytes, valid until release (which is idempotent). */
 export interface PartLease {
   readonly path: string;
   release(): void;
 }
 
-export interface PartPage {
-  /** Content addresses (SHA-256, hex) in ascending order. */
-  parts: string[];
+export interface LocationPage {
+  /** Locations in ascending order, with when their newest part was written (an upload in flight is young). */
+  locations: { location: string; modifiedAt: Date }[];
   /** Opaque: pass as `after` for the next page; null when this page is the last. */
   next: string | null;
 }
 
 export interface ByteStore {
   readonly capabilities: ByteStoreCapabilities;
+  /** A location for one upload of the blob whose hash is given, used by no other upload: `<hash[0..2]>/<hash>-<random hex>`. */
+  newLocation(blobHash: string): string;
   /**
-   * Stores a finished local part under its content address, unless it is
-   * there already (`written: false`). The bytes are checked against
-   * `sha256` and `bytes` as they are read, so a wrong address is refused
-   * (ARTIFACT_CORRUPT) instead of stored. The local file is left in place.
+   * Stores a finished local part. The bytes are checked against the
+   * reference's sha256 and size as they are read, so a wrong reference is
+   * refused (ARTIFACT_CORRUPT) instead of stored. The local file may be
+   * moved or linked rather than copied when the backend is the same disk;
+   * the caller removes its staging directory afterwards either way.
    */
-  putPart(localFile: string, sha256: string, bytes: number): Promise<{ written: boolean }>;
+  putPart(part: PartRef, localFile: string): Promise<void>;
   /**
    * A local file of the part for DuckDB to read. The caller releases the
    * lease when its read is over; until then the file stays where it is.
    */
-  localPath(sha256: string, bytes: number): Promise<PartLease>;
-  /** Removes a part; removing an absent one is not an error. */
-  deletePart(sha256: string): Promise<void>;
-  /** One bounded page of stored parts, for a sweep of parts no artifact references. */
-  listParts(page: { after?: string | undefined; limit: number }): Promise<PartPage>;
+  localPath(part: PartRef): Promise<PartLease>;
+  /** Removes every part of an upload; removing an absent location is not an error. */
+  deleteLocation(location: string): Promise<void>;
+  /** One bounded page of stored uploads, for a sweep of uploads no blob references. */
+  listLocations(page: { after?: string | undefined; limit: number }): Promise<LocationPage>;
   /** A GET URL for the part that expires after `expiresInSeconds` (1..MAX_PRESIGN_SECONDS). */
-  presignGet(sha256: string, expiresInSeconds: number): Promise<string>;
+  presignGet(part: PartRef, expiresInSeconds: number): Promise<string>;
   /** Resolves when the backend answers now (for /readyz); STORAGE_UNAVAILABLE otherwise. */
   probe(): Promise<void>;
   /** Lets go of connections; leases already handed out stay valid. */
