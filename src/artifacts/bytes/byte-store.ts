@@ -42,7 +42,7 @@ export interface PartLease {
 }
 
 export interface LocationPage {
-  /** Locations in ascending order, with when their newest part was written (an upload in flight is young). */
+  /** Locations in ascending order of their keys (`<location>/`), with when their newest part was written (an upload in flight is young). */
   locations: { location: string; modifiedAt: Date }[];
   /** Opaque: pass as `after` for the next page; null when this page is the last. */
   next: string | null;

@@ -68,12 +68,6 @@ export class CacheIndex {
     return entry.pins === 0 ? this.#evict() : [];
   }
 
-  /** Drops a part that nobody reads; false when it is being read (or not held). */
-  discard(sha256: string): boolean {
-    if ((this.#entries.get(sha256)?.pins ?? 1) > 0) return false;
-    return this.#forget(sha256);
-  }
-
   /**
    * Drops an entry whatever its readers (its file turned out to be gone),
    * unless a newer copy of the part replaced it already; their later

@@ -78,11 +78,6 @@ export class PartCache {
     return this.#lease(path, await flight.done);
   }
 
-  /** Drops a part nobody is reading (its remote copy was deleted); a part being read goes later, by eviction. */
-  discard(sha256: string): void {
-    if (this.#index.discard(checkAddress(sha256))) rmSync(this.#fileOf(sha256), { force: true });
-  }
-
   #fileOf(sha256: string): string {
     return join(this.#dir, `${sha256}.parquet`);
   }

@@ -1,29 +1,27 @@
 /**
- * Parts in an S3-compatible bucket, `<prefix>/parts/ab/<sha256>.parquet`,
+ * Parts in an S3-compatible bucket, `<prefix>/objects/<location>/<name>`,
  * shared by every replica. Uploads stream from the local file as a
  * multipart upload (never the whole part in memory) through the hash check,
- * which fails before the upload completes, so a wrong address is never
- * stored. Reads go through the bounded local PartCache: a replica downloads
- * a part once and DuckDB reads the local copy. Parts are immutable and named
- * by content, so two replicas uploading the same part at once store the
- * same bytes and neither needs a lock. Reading the local file to upload is
- * this module's one use of the local disk.
+ * which fails before the upload completes, so a wrong reference is never
+ * stored. Every upload writes keys of its own location, so two replicas
+ * committing the same content never touch each other's objects and neither
+ * needs a lock. Reads go through the bounded local PartCache, keyed by
+ * SHA-256: a replica downloads equal bytes once, whichever upload they came
+ * from, and DuckDB reads the local copy. Deleting an upload leaves the cache
+ * alone: a cached copy is verified content another upload may share, and it
+ * ages out like any other. Reading the local file to upload is this
+ * module's one use of the local disk.
  */
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { ByteStore, PartPage } from './byte-store.ts';
+import type { ByteStore } from './byte-store.ts';
 import { contentCheck } from './content-check.ts';
-import { PARTS_DIR, addressOf, checkAddress, checkExpiry, checkLimit, checkSize, partName, partNotFound } from './part-address.ts';
+import { OBJECTS_DIR, checkExpiry, checkLocation, newLocation, partKey, partNotFound } from './part-address.ts';
 import type { PartCache } from './part-cache.ts';
+import { deleteUnder, listS3Locations } from './s3-locations.ts';
 import { guarded } from './storage-errors.ts';
 
 export interface S3BytesOptions {
@@ -45,23 +43,13 @@ const PARQUET = 'application/vnd.apache.parquet';
 
 function isMissingKey(error: unknown): boolean {
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  // A HEAD has no body, so S3 says only "NotFound"; a missing bucket has its own name on a GET.
+  // A missing bucket has its own name on a GET; any other 404 is the key.
   return e.name === 'NoSuchKey' || e.name === 'NotFound' || (e.name !== 'NoSuchBucket' && e.$metadata?.httpStatusCode === 404);
 }
 
 export function createS3Bytes(options: S3BytesOptions): ByteStore {
   const { client, bucket: Bucket, cache } = options;
-  const root = `${options.prefix === '' ? '' : `${options.prefix}/`}${PARTS_DIR}/`;
-  const keyOf = (sha256: string) => root + partName(sha256);
-
-  async function storedSize(Key: string): Promise<number | undefined> {
-    try {
-      return (await client.send(new HeadObjectCommand({ Bucket, Key }))).ContentLength;
-    } catch (error) {
-      if (isMissingKey(error)) return undefined;
-      throw error;
-    }
-  }
+  const root = `${options.prefix === '' ? '' : `${options.prefix}/`}${OBJECTS_DIR}/`;
 
   async function open(Key: string): Promise<Readable> {
     try {
@@ -74,14 +62,13 @@ export function createS3Bytes(options: S3BytesOptions): ByteStore {
   return {
     capabilities: { presign: true },
 
-    putPart: (localFile, sha256, bytes) =>
+    newLocation,
+
+    putPart: (part, localFile) =>
       guarded(async () => {
-        const Key = keyOf(sha256);
-        checkSize(bytes);
-        // An object of another size under this address was cut short somehow: replace it.
-        if ((await storedSize(Key)) === bytes) return { written: false };
+        const Key = root + partKey(part);
         const file = createReadStream(localFile);
-        const Body = contentCheck(sha256, bytes);
+        const Body = contentCheck(part.sha256, part.bytes);
         file.on('error', (error) => Body.destroy(error));
         const upload = new Upload({
           client,
@@ -96,30 +83,21 @@ export function createS3Bytes(options: S3BytesOptions): ByteStore {
         } finally {
           file.destroy();
         }
-        return { written: true };
       }),
 
-    localPath: (sha256, bytes) => guarded(() => cache.acquire(sha256, bytes, () => open(keyOf(sha256)))),
-
-    deletePart: (sha256) =>
+    localPath: (part) =>
       guarded(async () => {
-        await client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(sha256) }));
-        cache.discard(sha256);
+        const Key = root + partKey(part);
+        return cache.acquire(part.sha256, part.bytes, () => open(Key));
       }),
 
-    listParts: ({ after, limit }) =>
-      guarded(async (): Promise<PartPage> => {
-        const out = await client.send(
-          new ListObjectsV2Command({ Bucket, Prefix: root, MaxKeys: checkLimit(limit), ...(after === undefined ? {} : { StartAfter: root + after }) }),
-        );
-        const names = (out.Contents ?? []).map((object) => (object.Key ?? '').slice(root.length));
-        const parts = names.flatMap((name) => addressOf(name) ?? []);
-        return { parts, next: out.IsTruncated === true ? (names.at(-1) ?? null) : null };
-      }),
+    deleteLocation: (location) => guarded(() => deleteUnder(client, Bucket, `${root}${checkLocation(location)}/`)),
 
-    presignGet: (sha256, expiresInSeconds) =>
+    listLocations: (page) => guarded(() => listS3Locations(client, Bucket, root, page)),
+
+    presignGet: (part, expiresInSeconds) =>
       guarded(() =>
-        getSignedUrl(client, new GetObjectCommand({ Bucket, Key: keyOf(sha256) }), {
+        getSignedUrl(client, new GetObjectCommand({ Bucket, Key: root + partKey(part) }), {
           expiresIn: checkExpiry(expiresInSeconds),
           ...(options.now === undefined ? {} : { signingDate: options.now() }),
         }),

@@ -1,8 +1,8 @@
 /**
  * Removal of temporary files a crash left behind while a part was being
- * written. They are never visible under an address (parts appear by rename),
- * so this is only about disk space, and it never fails its caller. This
- * module's job is the local disk.
+ * written. They are never visible under a part's name (parts appear by
+ * rename), so this is only about disk space, and it never fails its caller.
+ * This module's job is the local disk.
  */
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';

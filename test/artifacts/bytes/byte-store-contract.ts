@@ -10,14 +10,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { ByteStore } from '../../../src/artifacts/bytes/byte-store.ts';
+import type { ByteStore, PartRef } from '../../../src/artifacts/bytes/byte-store.ts';
 import { skipNote } from '../../helpers/skip-note.ts';
-import { countParquetRows, failure, filesUnder, makeParquetPart, makePart, sha256Of } from './part-fixtures.ts';
+import { blobHashOf, countParquetRows, failure, filesUnder, makeParquetPart, makePart, partRef, sha256Of, upload } from './part-fixtures.ts';
 
 export interface ByteStoreHarness {
   store: ByteStore;
   /** Replaces the stored bytes of a part behind the store's back. */
-  tamper(sha256: string, content: Uint8Array): Promise<void>;
+  tamper(part: PartRef, content: Uint8Array): Promise<void>;
   /** The local cache directory, for a backend that fetches into one. */
   cacheDir?: string;
   /** Backend calls so far of one kind (GetObject, UploadPart, ...), for a backend that counts them. */
@@ -41,6 +41,20 @@ export interface Traits {
 
 const MB = 1024 * 1024;
 
+async function listAll(store: ByteStore, limit: number): Promise<{ location: string; modifiedAt: Date }[][]> {
+  const pages: { location: string; modifiedAt: Date }[][] = [];
+  let after: string | undefined;
+  for (let page = 0; page < 50; page += 1) {
+    const result = await store.listLocations({ after, limit });
+    pages.push(result.locations);
+    if (result.next === null) return pages;
+    after = result.next;
+  }
+  throw new Error('the listing never ended');
+}
+
+const locationsOf = async (store: ByteStore) => (await listAll(store, 1000)).flat().map((entry) => entry.location);
+
 export function testByteStore(name: string, traits: Traits, make: (options: HarnessOptions) => Promise<ByteStoreHarness>): void {
   describe(`byte store contract: ${name}`, () => {
     const work = mkdtempSync(join(tmpdir(), 'sluice-bytes-parts-'));
@@ -57,130 +71,176 @@ export function testByteStore(name: string, traits: Traits, make: (options: Harn
     const remoteTitle = (title: string) => skipNote(!traits.remote, title, `${name} reads its own files and keeps no cache`);
     const remote = it.skipIf(!traits.remote);
 
-    it('gives back every byte that was put, and leaves the local file in place', async () => {
+    it('gives back every byte that was put, after the staged file is gone', async () => {
       const { store } = await fresh();
       const part = makePart(work, 100_000);
-      expect(await store.putPart(part.path, part.sha256, part.bytes)).toEqual({ written: true });
-      const lease = await store.localPath(part.sha256, part.bytes);
+      const [ref] = await upload(store, [part]);
+      // What a commit does next: its staging directory goes.
+      rmSync(part.path);
+      const lease = await store.localPath(ref!);
       expect(readFileSync(lease.path).equals(part.content)).toBe(true);
       lease.release();
       lease.release();
-      expect(readFileSync(part.path).equals(part.content)).toBe(true);
     });
 
     it('hands DuckDB a file it reads as the Parquet that was put', async () => {
       const { store } = await fresh();
       const part = await makeParquetPart(work, 5000);
-      await store.putPart(part.path, part.sha256, part.bytes);
-      const lease = await store.localPath(part.sha256, part.bytes);
+      const [ref] = await upload(store, [part]);
+      const lease = await store.localPath(ref!);
       expect(await countParquetRows(lease.path)).toBe(5000);
       lease.release();
     });
 
-    it('stores a part once: a second put writes nothing', async () => {
+    it('gives two uploads of the same content locations of their own: deleting one leaves the other readable', async () => {
       const { store, calls } = await fresh();
       const part = makePart(work, 10_000);
-      await store.putPart(part.path, part.sha256, part.bytes);
+      const hash = blobHashOf([part]);
+      const [first, second] = [store.newLocation(hash), store.newLocation(hash)];
+      expect(first).not.toBe(second);
+      for (const location of [first, second]) {
+        expect(location.startsWith(`${hash.slice(0, 2)}/${hash}-`)).toBe(true);
+        await store.putPart(partRef(location, part), part.path);
+      }
       const uploads = () => (calls?.('PutObject') ?? 0) + (calls?.('UploadPart') ?? 0);
-      const before = uploads();
-      expect(await store.putPart(part.path, part.sha256, part.bytes)).toEqual({ written: false });
-      expect(uploads()).toBe(before);
-      expect((await store.listParts({ limit: 10 })).parts).toEqual([part.sha256]);
+      if (calls !== undefined) expect(uploads()).toBe(2);
+      expect(await locationsOf(store)).toEqual([first, second].sort());
+      await store.deleteLocation(first);
+      expect(await locationsOf(store)).toEqual([second]);
+      expect((await failure(store.localPath(partRef(first, part)))).details).toMatchObject({ reason: 'PART_MISSING' });
+      const lease = await store.localPath(partRef(second, part));
+      expect(readFileSync(lease.path).equals(part.content)).toBe(true);
+      lease.release();
     });
 
-    it('refuses bytes that are not the ones their address names, and stores nothing', async () => {
+    it('refuses bytes that are not the ones their reference names, and stores nothing', async () => {
       const { store } = await fresh();
       const part = makePart(work, 20_000);
+      const location = store.newLocation(part.sha256);
       const other = sha256Of(Buffer.from('something else'));
-      expect((await failure(store.putPart(part.path, other, part.bytes))).code).toBe('ARTIFACT_CORRUPT');
-      expect((await failure(store.putPart(part.path, part.sha256, part.bytes - 1))).details).toMatchObject({ reason: 'SIZE_MISMATCH' });
-      expect((await failure(store.putPart(part.path, part.sha256, part.bytes + 1))).details).toMatchObject({ reason: 'SIZE_MISMATCH' });
-      expect((await store.listParts({ limit: 10 })).parts).toEqual([]);
-      expect((await failure(store.localPath(other, part.bytes))).details).toMatchObject({ reason: 'PART_MISSING' });
+      const wrong = (change: Partial<PartRef>) => ({ ...partRef(location, part), ...change });
+      expect((await failure(store.putPart(wrong({ sha256: other }), part.path))).code).toBe('ARTIFACT_CORRUPT');
+      expect((await failure(store.putPart(wrong({ bytes: part.bytes - 1 }), part.path))).details).toMatchObject({ reason: 'SIZE_MISMATCH' });
+      expect((await failure(store.putPart(wrong({ bytes: part.bytes + 1 }), part.path))).details).toMatchObject({ reason: 'SIZE_MISMATCH' });
+      expect(await locationsOf(store)).toEqual([]);
+      expect((await failure(store.localPath(partRef(location, part)))).details).toMatchObject({ reason: 'PART_MISSING' });
     });
 
     it('uploads a part larger than one chunk in several chunks, and gives it back whole', async () => {
       const { store, calls } = await fresh();
       const part = makePart(work, 12 * MB);
-      await store.putPart(part.path, part.sha256, part.bytes);
+      const [ref] = await upload(store, [part]);
       if (calls !== undefined) {
         expect(calls('CreateMultipartUpload')).toBe(1);
         expect(calls('UploadPart')).toBeGreaterThanOrEqual(2);
         expect(calls('CompleteMultipartUpload')).toBe(1);
         expect(calls('PutObject')).toBe(0);
       }
-      const lease = await store.localPath(part.sha256, part.bytes);
+      const lease = await store.localPath(ref!);
       expect(sha256Of(readFileSync(lease.path))).toBe(part.sha256);
       lease.release();
     });
 
-    it('lists stored parts in bounded pages, in address order, each once', async () => {
+    it('lists every upload once, in bounded pages in order, each with when it was last written', async () => {
       const { store } = await fresh();
-      const parts = Array.from({ length: 5 }, () => makePart(work, 1000));
-      for (const part of parts) await store.putPart(part.path, part.sha256, part.bytes);
-      const seen: string[] = [];
-      let after: string | undefined;
-      for (let page = 0; page < 10; page += 1) {
-        const result = await store.listParts({ after, limit: 2 });
-        expect(result.parts.length).toBeLessThanOrEqual(2);
-        seen.push(...result.parts);
-        if (result.next === null) break;
-        after = result.next;
+      const same = makePart(work, 1000);
+      const before = Date.now();
+      const uploads = [
+        await upload(store, [same]),
+        await upload(store, [same]),
+        await upload(store, [makePart(work, 1000), makePart(work, 2000), makePart(work, 10)]),
+        await upload(store, [makePart(work, 1000)]),
+        await upload(store, [makePart(work, 3000), makePart(work, 1000)]),
+      ];
+      const after = Date.now();
+      const pages = await listAll(store, 2);
+      for (const page of pages) expect(page.length).toBeLessThanOrEqual(2);
+      const seen = pages.flat();
+      expect(seen.map((entry) => entry.location)).toEqual(uploads.map((refs) => refs[0]!.location).sort());
+      // Backends keep times to the second (S3) or to a clock tick (file systems): compared at that grain.
+      for (const { modifiedAt } of seen) {
+        expect(modifiedAt.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 - 1000);
+        expect(modifiedAt.getTime()).toBeLessThanOrEqual(after + 1000);
       }
-      expect(seen).toEqual(parts.map((p) => p.sha256).sort());
-      expect((await failure(store.listParts({ limit: 0 }))).code).toBe('VALIDATION_ERROR');
+      expect((await failure(store.listLocations({ limit: 0 }))).code).toBe('VALIDATION_ERROR');
+      expect((await failure(store.listLocations({ after: '../x', limit: 2 }))).code).toBe('VALIDATION_ERROR');
     });
 
-    it('deletes a part (twice is fine): it is no longer listed nor handed out', async () => {
-      const { store, cacheDir } = await fresh();
-      const part = makePart(work, 3000);
-      await store.putPart(part.path, part.sha256, part.bytes);
-      (await store.localPath(part.sha256, part.bytes)).release();
-      await store.deletePart(part.sha256);
-      await store.deletePart(part.sha256);
-      expect((await store.listParts({ limit: 10 })).parts).toEqual([]);
-      const missing = await failure(store.localPath(part.sha256, part.bytes));
-      expect([missing.code, missing.details?.reason]).toEqual(['NOT_FOUND', 'PART_MISSING']);
-      if (cacheDir !== undefined) expect(filesUnder(cacheDir)).toEqual([]);
+    it('deletes an upload (twice is fine, an absent one too): it is no longer listed nor handed out', async () => {
+      const { store } = await fresh();
+      const parts = [makePart(work, 3000), makePart(work, 4000)];
+      const refs = await upload(store, parts);
+      const location = refs[0]!.location;
+      await store.deleteLocation(location);
+      await store.deleteLocation(location);
+      await store.deleteLocation(store.newLocation(parts[0]!.sha256));
+      expect(await locationsOf(store)).toEqual([]);
+      for (const ref of refs) {
+        const missing = await failure(store.localPath(ref));
+        expect([missing.code, missing.details?.reason]).toEqual(['NOT_FOUND', 'PART_MISSING']);
+      }
     });
 
     it('detects stored bytes that no longer match their hash, and keeps none of them', async () => {
       const { store, tamper, cacheDir } = await fresh();
       const part = makePart(work, 50_000);
-      await store.putPart(part.path, part.sha256, part.bytes);
+      const [ref] = await upload(store, [part]);
       const flipped = Buffer.from(part.content);
       flipped[25_000] = (flipped[25_000] ?? 0) ^ 0xff;
-      await tamper(part.sha256, flipped);
-      const changed = await failure(store.localPath(part.sha256, part.bytes));
+      await tamper(ref!, flipped);
+      const changed = await failure(store.localPath(ref!));
       expect([changed.code, changed.status, changed.details?.reason]).toEqual(['ARTIFACT_CORRUPT', 500, 'HASH_MISMATCH']);
-      await tamper(part.sha256, part.content.subarray(0, 40_000));
-      expect((await failure(store.localPath(part.sha256, part.bytes))).details).toMatchObject({ reason: 'SIZE_MISMATCH' });
+      await tamper(ref!, part.content.subarray(0, 40_000));
+      expect((await failure(store.localPath(ref!))).details).toMatchObject({ reason: 'SIZE_MISMATCH' });
       if (cacheDir !== undefined) expect(filesUnder(cacheDir)).toEqual([]);
       // Nothing was poisoned: once the right bytes are back, the part reads again.
-      await tamper(part.sha256, part.content);
-      const lease = await store.localPath(part.sha256, part.bytes);
+      await tamper(ref!, part.content);
+      const lease = await store.localPath(ref!);
       expect(readFileSync(lease.path).equals(part.content)).toBe(true);
       lease.release();
     });
 
-    it('refuses anything but a SHA-256 as an address (no path escapes the store)', async () => {
+    it('refuses locations, names and hashes it did not make (no path or key escapes the store)', async () => {
       const { store } = await fresh();
       const part = makePart(work, 10);
-      for (const bad of ['../../../etc/passwd', part.sha256.toUpperCase(), part.sha256.slice(1), `${part.sha256.slice(0, 62)}/.`]) {
-        expect((await failure(store.putPart(part.path, bad, part.bytes))).code).toBe('VALIDATION_ERROR');
-        expect((await failure(store.localPath(bad, part.bytes))).code).toBe('VALIDATION_ERROR');
-        expect((await failure(store.deletePart(bad))).code).toBe('VALIDATION_ERROR');
+      const good = partRef(store.newLocation(part.sha256), part);
+      const hash = good.location.slice(3, 67);
+      const badLocations = [
+        '../../../etc',
+        `${hash.slice(0, 2)}/../../${hash}`,
+        `${hash.slice(0, 2)}/${hash}/..`,
+        `/${good.location}`,
+        `${good.location}/`,
+        good.location.toUpperCase(),
+        `${hash.slice(0, 2)}/${hash}-${'0'.repeat(31)}`,
+        `${hash.slice(0, 2) === 'ff' ? 'fe' : 'ff'}/${hash}-${'0'.repeat(32)}`,
+        '',
+      ];
+      const badRefs: PartRef[] = [
+        ...badLocations.map((location) => ({ ...good, location })),
+        ...['../part-00000.parquet', 'part-00000.parquet/..', 'part-0.parquet', 'part-00000.parquet\0', 'x/part-00000.parquet', ''].map((name) => ({ ...good, name })),
+        ...['../../../etc/passwd', part.sha256.toUpperCase(), part.sha256.slice(1)].map((sha256) => ({ ...good, sha256 })),
+        { ...good, bytes: -1 },
+      ];
+      for (const bad of badRefs) {
+        expect((await failure(store.putPart(bad, part.path))).code).toBe('VALIDATION_ERROR');
+        expect((await failure(store.localPath(bad))).code).toBe('VALIDATION_ERROR');
         expect((await failure(store.presignGet(bad, 60))).code).toBe('VALIDATION_ERROR');
       }
+      for (const location of badLocations) expect((await failure(store.deleteLocation(location))).code).toBe('VALIDATION_ERROR');
+      for (const hashLike of ['../x', hash.toUpperCase(), `${hash}/..`]) {
+        expect((await failure(Promise.resolve().then(() => store.newLocation(hashLike)))).code).toBe('VALIDATION_ERROR');
+      }
+      expect(await locationsOf(store)).toEqual([]);
     });
 
     remote(remoteTitle('keeps the cache within its bound, evicting the least recently used part'), async () => {
       const { store, cacheDir, calls } = await fresh({ cacheBytes: 3000 });
-      const [a, b, c, d] = Array.from({ length: 4 }, () => makePart(work, 1000));
-      const use = async (part: typeof a) => (await store.localPath(part!.sha256, part!.bytes)).release();
-      for (const part of [a, b, c, d]) await store.putPart(part!.path, part!.sha256, part!.bytes);
+      const parts = Array.from({ length: 4 }, () => makePart(work, 1000));
+      const [a, b, c, d] = await upload(store, parts);
+      const use = async (ref: PartRef | undefined) => (await store.localPath(ref!)).release();
       const cached = () => filesUnder(cacheDir!).map((f) => f.name.replace('.parquet', '')).sort();
-      for (const part of [a, b, c, a, d]) await use(part);
+      for (const ref of [a, b, c, a, d]) await use(ref);
       expect(calls!('GetObject')).toBe(4);
       expect(cached()).toEqual([a!.sha256, c!.sha256, d!.sha256].sort());
       await use(b);
@@ -190,24 +250,24 @@ export function testByteStore(name: string, traits: Traits, make: (options: Harn
 
     remote(remoteTitle('never evicts a part while it is being read, and evicts it once it is not'), async () => {
       const { store, cacheDir } = await fresh({ cacheBytes: 2000 });
-      const [a, b, c, d] = Array.from({ length: 4 }, () => makePart(work, 1000));
-      for (const part of [a, b, c, d]) await store.putPart(part!.path, part!.sha256, part!.bytes);
+      const parts = Array.from({ length: 4 }, () => makePart(work, 1000));
+      const [a, b, c, d] = await upload(store, parts);
       const cached = () => filesUnder(cacheDir!).map((f) => f.name.replace('.parquet', '')).sort();
-      const held = await store.localPath(a!.sha256, a!.bytes);
-      for (const part of [b, c, d]) (await store.localPath(part!.sha256, part!.bytes)).release();
+      const held = await store.localPath(a!);
+      for (const ref of [b, c, d]) (await store.localPath(ref!)).release();
       // The least recently used part, but being read: the others made way instead.
       expect(cached()).toEqual([a!.sha256, d!.sha256].sort());
-      expect(readFileSync(held.path).equals(a!.content)).toBe(true);
+      expect(readFileSync(held.path).equals(parts[0]!.content)).toBe(true);
       held.release();
-      (await store.localPath(b!.sha256, b!.bytes)).release();
+      (await store.localPath(b!)).release();
       expect(cached()).toEqual([b!.sha256, d!.sha256].sort());
     });
 
     remote(remoteTitle('downloads a part once however many readers miss it at the same time'), async () => {
       const { store, calls } = await fresh();
       const part = makePart(work, 2 * MB);
-      await store.putPart(part.path, part.sha256, part.bytes);
-      const leases = await Promise.all(Array.from({ length: 6 }, () => store.localPath(part.sha256, part.bytes)));
+      const [ref] = await upload(store, [part]);
+      const leases = await Promise.all(Array.from({ length: 6 }, () => store.localPath(ref!)));
       expect(calls!('GetObject')).toBe(1);
       expect(new Set(leases.map((l) => l.path)).size).toBe(1);
       expect(sha256Of(readFileSync(leases[0]!.path))).toBe(part.sha256);
@@ -217,41 +277,43 @@ export function testByteStore(name: string, traits: Traits, make: (options: Harn
     it.skipIf(!traits.presign)(skipNote(!traits.presign, 'hands out a download link that works, for the time asked, and then expires', `${name} declares presign false`), async () => {
       const { store } = await fresh();
       const part = makePart(work, 4000);
-      await store.putPart(part.path, part.sha256, part.bytes);
-      const url = await store.presignGet(part.sha256, 120);
+      const [ref] = await upload(store, [part]);
+      const url = await store.presignGet(ref!, 120);
       expect(new URL(url).searchParams.get('X-Amz-Expires')).toBe('120');
       const response = await fetch(url);
       expect(response.status).toBe(200);
       expect(Buffer.from(await response.arrayBuffer()).equals(part.content)).toBe(true);
       // Signed ten minutes ago: a link for fifteen minutes still works, one for a minute has expired.
       const past = await fresh({ now: () => new Date(Date.now() - 600_000) });
-      await past.store.putPart(part.path, part.sha256, part.bytes);
-      expect((await fetch(await past.store.presignGet(part.sha256, 900))).status).toBe(200);
-      const stale = await fetch(await past.store.presignGet(part.sha256, 60));
+      const [pastRef] = await upload(past.store, [part]);
+      expect((await fetch(await past.store.presignGet(pastRef!, 900))).status).toBe(200);
+      const stale = await fetch(await past.store.presignGet(pastRef!, 60));
       expect(stale.status).toBe(403);
-      expect((await failure(store.presignGet(part.sha256, 3600))).code).toBe('VALIDATION_ERROR');
+      expect((await failure(store.presignGet(ref!, 3600))).code).toBe('VALIDATION_ERROR');
     });
 
     it.skipIf(traits.presign)(skipNote(traits.presign, 'refuses download links it cannot make', `${name} makes them`), async () => {
       const { store } = await fresh();
       expect(store.capabilities.presign).toBe(false);
       const part = makePart(work, 10);
-      expect((await failure(store.presignGet(part.sha256, 60))).code).toBe('UNSUPPORTED_CAPABILITY');
+      const [ref] = await upload(store, [part]);
+      expect((await failure(store.presignGet(ref!, 60))).code).toBe('UNSUPPORTED_CAPABILITY');
     });
 
     it.skipIf(!traits.outage)(skipNote(!traits.outage, 'answers STORAGE_UNAVAILABLE while the backend is away, and recovers when it is back', `${name} cannot be taken away by a test`), async () => {
       const { store, outage, cacheDir } = await fresh();
-      const [cached, uncached, later] = Array.from({ length: 3 }, () => makePart(work, 5000));
-      for (const part of [cached!, uncached!]) await store.putPart(part.path, part.sha256, part.bytes);
-      (await store.localPath(cached!.sha256, cached!.bytes)).release();
+      const [cachedPart, uncachedPart, laterPart] = Array.from({ length: 3 }, () => makePart(work, 5000));
+      const [cached, uncached] = await upload(store, [cachedPart!, uncachedPart!]);
+      const later = partRef(store.newLocation(laterPart!.sha256), laterPart!);
+      (await store.localPath(cached!)).release();
       await store.probe();
       await outage!.stop();
       const errors = [
         await failure(store.probe()),
-        await failure(store.localPath(uncached!.sha256, uncached!.bytes)),
-        await failure(store.putPart(later!.path, later!.sha256, later!.bytes)),
-        await failure(store.listParts({ limit: 5 })),
-        await failure(store.deletePart(uncached!.sha256)),
+        await failure(store.localPath(uncached!)),
+        await failure(store.putPart(later, laterPart!.path)),
+        await failure(store.listLocations({ limit: 5 })),
+        await failure(store.deleteLocation(uncached!.location)),
       ];
       for (const error of errors) {
         expect([error.code, error.status, error.details?.retryable]).toEqual(['STORAGE_UNAVAILABLE', 503, true]);
@@ -259,16 +321,17 @@ export function testByteStore(name: string, traits: Traits, make: (options: Harn
         for (const secret of outage!.secrets) expect(said).not.toContain(secret);
       }
       // A part already in the cache is still readable; the failed download left nothing behind.
-      const lease = await store.localPath(cached!.sha256, cached!.bytes);
-      expect(readFileSync(lease.path).equals(cached!.content)).toBe(true);
+      const lease = await store.localPath(cached!);
+      expect(readFileSync(lease.path).equals(cachedPart!.content)).toBe(true);
       lease.release();
       expect(filesUnder(cacheDir!).map((f) => f.name)).toEqual([`${cached!.sha256}.parquet`]);
       await outage!.start();
       await store.probe();
-      const back = await store.localPath(uncached!.sha256, uncached!.bytes);
-      expect(readFileSync(back.path).equals(uncached!.content)).toBe(true);
+      const back = await store.localPath(uncached!);
+      expect(readFileSync(back.path).equals(uncachedPart!.content)).toBe(true);
       back.release();
-      expect(await store.putPart(later!.path, later!.sha256, later!.bytes)).toEqual({ written: true });
+      await store.putPart(later, laterPart!.path);
+      expect((await locationsOf(store)).sort()).toEqual([cached!.location, later.location].sort());
     });
   });
 }

@@ -4,13 +4,13 @@
  * is chosen for s3:// and costs no I/O to open, and that bad values stop
  * start-up with a message naming the variable (and no secret).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openByteStore } from '../../../src/artifacts/bytes/open-byte-store.ts';
 import { loadConfig } from '../../../src/config.ts';
-import { makePart } from './part-fixtures.ts';
+import { makePart, partRef, upload } from './part-fixtures.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'sluice-open-bytes-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -62,17 +62,34 @@ describe('openByteStore', () => {
     const store = openByteStore(loadConfig({ SLUICE_DATA_DIR: dataDir }));
     expect(store.capabilities.presign).toBe(false);
     const part = makePart(work, 100);
-    await store.putPart(part.path, part.sha256, part.bytes);
-    expect(existsSync(join(dataDir, 'artifacts', 'parts', part.sha256.slice(0, 2), `${part.sha256}.parquet`))).toBe(true);
+    const [ref] = await upload(store, [part]);
+    expect(existsSync(join(dataDir, 'artifacts', 'objects', ref!.location, 'part-00000.parquet'))).toBe(true);
+  });
+
+  it('reads the parts of a data dir written by an earlier version, where a location is the blob hash alone', async () => {
+    const dataDir = join(work, 'earlier');
+    const part = makePart(work, 300);
+    const hash = part.sha256;
+    const dir = join(dataDir, 'artifacts', 'objects', hash.slice(0, 2), hash);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'part-00000.parquet'), part.content);
+    const store = openByteStore(loadConfig({ SLUICE_DATA_DIR: dataDir }));
+    const ref = partRef(`${hash.slice(0, 2)}/${hash}`, part);
+    const lease = await store.localPath(ref);
+    expect(readFileSync(lease.path).equals(part.content)).toBe(true);
+    lease.release();
+    expect((await store.listLocations({ limit: 5 })).locations.map((entry) => entry.location)).toEqual([ref.location]);
+    await store.deleteLocation(ref.location);
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('keeps parts in the directory of a file:// URL', async () => {
     const dir = join(work, 'elsewhere');
     const store = openByteStore(loadConfig({ SLUICE_DATA_DIR: join(work, 'unused'), SLUICE_ARTIFACT_URL: `file://${dir}` }));
     const part = makePart(work, 100);
-    await store.putPart(part.path, part.sha256, part.bytes);
-    expect((await store.listParts({ limit: 5 })).parts).toEqual([part.sha256]);
-    expect(existsSync(join(dir, 'parts'))).toBe(true);
+    const [ref] = await upload(store, [part]);
+    expect((await store.listLocations({ limit: 5 })).locations.map((entry) => entry.location)).toEqual([ref!.location]);
+    expect(existsSync(join(dir, 'objects'))).toBe(true);
     expect(existsSync(join(work, 'unused'))).toBe(false);
   });
 

@@ -1,13 +1,15 @@
 /**
  * Parts for the bytes tests: files of random bytes (or a real Parquet file
- * written by DuckDB) with their content address, a way to catch the
- * SluiceError a promise fails with, and a look at the files a directory
- * holds (the cache, to see what it kept).
+ * written by DuckDB) with their content address, their references in an
+ * upload and a way to store them as one, a way to catch the SluiceError a
+ * promise fails with, and a look at the files a directory holds (the cache,
+ * to see what it kept).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import type { ByteStore, PartRef } from '../../../src/artifacts/bytes/byte-store.ts';
 import { SluiceError } from '../../../src/errors.ts';
 
 export interface TestPart {
@@ -27,6 +29,24 @@ export function makePart(dir: string, size: number): TestPart {
   const path = join(dir, `${sha256}.bin`);
   writeFileSync(path, content);
   return { path, sha256, bytes: size, content };
+}
+
+/** The hash of a blob made of these parts (any 64 hex would do: the store only checks its form). */
+export function blobHashOf(parts: { sha256: string }[]): string {
+  return sha256Of(Buffer.from(parts.map((p) => p.sha256).join('\n')));
+}
+
+/** The reference of the `index`th part of the upload at `location`, named as an export names it. */
+export function partRef(location: string, part: { sha256: string; bytes: number }, index = 0): PartRef {
+  return { location, name: `part-${String(index).padStart(5, '0')}.parquet`, sha256: part.sha256, bytes: part.bytes };
+}
+
+/** Stores `parts` as one new upload, as a commit does; returns their references. */
+export async function upload(store: ByteStore, parts: Pick<TestPart, 'path' | 'sha256' | 'bytes'>[]): Promise<PartRef[]> {
+  const location = store.newLocation(blobHashOf(parts));
+  const refs = parts.map((part, index) => partRef(location, part, index));
+  for (const [index, part] of parts.entries()) await store.putPart(refs[index]!, part.path);
+  return refs;
 }
 
 /** A Parquet file of `rows` rows, as an export would stage it. */

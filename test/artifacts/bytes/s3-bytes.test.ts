@@ -4,6 +4,8 @@
  * from the SDK's default chain): the contract suite, each store on its own
  * key prefix and its own cache directory. The client's calls are counted by
  * command, so the suite can see multipart uploads and single downloads.
+ * Listing and deleting uploads is also run with tiny batches, so uploads
+ * whose keys span several calls are seen to group and go whole.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,10 +17,11 @@ import { openByteStore } from '../../../src/artifacts/bytes/open-byte-store.ts';
 import { PartCache } from '../../../src/artifacts/bytes/part-cache.ts';
 import { createS3Bytes } from '../../../src/artifacts/bytes/s3-bytes.ts';
 import { createS3Client } from '../../../src/artifacts/bytes/s3-client.ts';
+import { deleteUnder, listS3Locations } from '../../../src/artifacts/bytes/s3-locations.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { S3_ACCESS_KEY, startS3Server, type TestS3Server } from '../../helpers/s3-server.ts';
 import { testByteStore } from './byte-store-contract.ts';
-import { filesUnder, makePart } from './part-fixtures.ts';
+import { filesUnder, makePart, upload } from './part-fixtures.ts';
 
 let server: TestS3Server;
 const dirs: string[] = [];
@@ -58,8 +61,8 @@ testByteStore('S3 (s3rver)', { remote: true, presign: true, outage: true }, asyn
     store,
     cacheDir,
     calls,
-    tamper: async (sha256, content) => {
-      const Key = `${prefix}/parts/${sha256.slice(0, 2)}/${sha256}.parquet`;
+    tamper: async (ref, content) => {
+      const Key = `${prefix}/objects/${ref.location}/${ref.name}`;
       await side.send(new PutObjectCommand({ Bucket: server.bucket, Key, Body: content }));
     },
     outage: {
@@ -88,12 +91,43 @@ describe('S3 store opened from the settings', () => {
     );
     await store.probe();
     const part = makePart(dataDir, 4096);
-    await store.putPart(part.path, part.sha256, part.bytes);
-    const lease = await store.localPath(part.sha256, part.bytes);
+    const [ref] = await upload(store, [part]);
+    const lease = await store.localPath(ref!);
     expect(lease.path.startsWith(join(dataDir, 'cache', 'parts'))).toBe(true);
     lease.release();
     expect(filesUnder(join(dataDir, 'cache', 'parts')).map((f) => f.name)).toEqual([`${part.sha256}.parquet`]);
-    expect((await store.listParts({ limit: 10 })).parts).toEqual([part.sha256]);
+    expect((await store.listLocations({ limit: 10 })).locations.map((entry) => entry.location)).toEqual([ref!.location]);
+    store.close();
+  });
+});
+
+describe('S3 uploads whose keys span several calls', () => {
+  it('are listed whole and once, and deleted whole', async () => {
+    const prefix = `spans/${randomUUID()}`;
+    const cacheDir = mkdtempSync(join(tmpdir(), 'sluice-part-cache-'));
+    dirs.push(cacheDir);
+    const { client, calls } = countingClient();
+    const store = createS3Bytes({ client, bucket: server.bucket, prefix, cache: new PartCache({ dir: cacheDir, maxBytes: 1_000_000 }) });
+    const sizes = [[10, 20, 30], [40], [50, 60, 70, 80, 90], [100, 110]];
+    const uploads = [];
+    for (const group of sizes) uploads.push(await upload(store, group.map((size) => makePart(cacheDir, size))));
+    const root = `${prefix}/objects/`;
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 10; page += 1) {
+      // Two keys a call, two uploads a page: most uploads straddle a call.
+      const result = await listS3Locations(client, server.bucket, root, { after, limit: 2 }, 2);
+      expect(result.locations.length).toBeLessThanOrEqual(2);
+      seen.push(...result.locations.map((entry) => entry.location));
+      if (result.next === null) break;
+      after = result.next;
+    }
+    expect(seen).toEqual(uploads.map((refs) => refs[0]!.location).sort());
+    const biggest = uploads[2]![0]!.location;
+    const before = calls('DeleteObjects');
+    await deleteUnder(client, server.bucket, `${root}${biggest}/`, 2);
+    expect(calls('DeleteObjects') - before).toBe(3);
+    expect((await store.listLocations({ limit: 10 })).locations.map((entry) => entry.location)).toEqual(seen.filter((location) => location !== biggest));
     store.close();
   });
 });
