@@ -29,7 +29,7 @@ import { errorBody } from './routes/common/envelope.ts';
 import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
 import { registerDocs } from './routes/system/docs.ts';
-import { registerHealth } from './routes/system/health.ts';
+import { registerHealth, type Readiness } from './routes/system/health.ts';
 import { API_TAGS } from './routes/common/tags.ts';
 
 export interface AppDeps {
@@ -48,7 +48,8 @@ export interface AppDeps {
   aiToolMaxChars: number;
   mcpMaxChars: number;
   rateLimitPerMinute: number;
-  isReady: () => boolean;
+  /** Whether the server can serve queries now, and what it is waiting for when not. */
+  readiness: () => Promise<Readiness>;
   version: string;
   log: Logger;
 }
@@ -81,7 +82,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   app.notFound((c) => c.json(errorBody(new SluiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}.`)), 404));
 
-  registerHealth(app, deps.isReady);
+  registerHealth(app, deps.readiness);
   registerDocs(app);
   app.use(
     '/api/*',

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createApp } from './app.ts';
 import { CursorCodec } from './artifacts/cursor.ts';
-import { createLocalStore } from './artifacts/drivers/local.ts';
+import { openStore } from './artifacts/store/open-store.ts';
 import type { AppEnv } from './auth/middleware.ts';
 import { TokenDirectory } from './auth/principals.ts';
 import { loadSecrets } from './auth/secrets.ts';
@@ -69,21 +69,21 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   // Reads start their first worker on the first read: an idle worker is tens of MB, and
   // a first read waiting half a second matters less than a first query doing so.
   const readPool = new WorkerPool(QUERY_WORKER, config.readWorkers, readWorker, 0, logger);
-  const store = createLocalStore({
-    dataDir,
-    principalQuotaBytes: config.principalQuotaBytes,
-    workspaceQuotaBytes: config.workspaceQuotaBytes,
-    log: logger,
-    workers: {
-      read: async (sql, params) => (await readPool.run({ type: 'read', sql, params }).result).rows,
-      writeFile: async (task) => void (await readPool.run({ type: 'write-file', ...task }).result),
+  const { store, catalog } = openStore(
+    { ...config, dataDir },
+    {
+      log: logger,
+      workers: {
+        read: async (sql, params) => (await readPool.run({ type: 'read', sql, params }).result).rows,
+        writeFile: async (task) => void (await readPool.run({ type: 'write-file', ...task }).result),
+      },
     },
-  });
+  );
   const queries = new QueryService(config, registry, store, queryPool, logger);
   const collector = new Collector(store, log);
   const semantic = new SemanticService(new SemanticCatalog(explores), queries);
   const visualizations = new VisualizationStore(dataDir);
-  let ready = false;
+  let started = false;
   const app = createApp({
     tokens,
     datasources: registry,
@@ -100,7 +100,11 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     aiToolMaxChars: config.aiToolMaxChars,
     mcpMaxChars: config.mcpMaxChars,
     rateLimitPerMinute: config.rateLimitPerMinute,
-    isReady: () => ready,
+    readiness: async () => {
+      const missing: string[] = started ? [] : ['datasources and query workers'];
+      missing.push(...(await store.health()));
+      return { ready: missing.length === 0, missing };
+    },
     version: VERSION,
     log: logger,
   });
@@ -115,11 +119,14 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
       registry.add({ id: 'default', url: embedded.url, embedded: true });
     }
     await registry.warnAboutSuperusers(log);
-    // Ready means a query can run now: an export worker has loaded (DuckDB included) and takes tasks.
+    // Ready means a query can run now: an export worker has loaded (DuckDB included) and takes
+    // tasks, and the artifact catalog has opened (a catalog that is down keeps this waiting, and
+    // /readyz says so, while the server serves what it can).
     await queryPool.ready();
-    ready = true;
+    started = true;
+    await catalog.opened;
     // Leftovers of exports interrupted by a crash: removed now that the server is serving.
-    void store.sweepStaging().catch((e: unknown) => log(`Could not clean staged files: ${(e as Error).message}`));
+    void store.sweepScratch().catch((e: unknown) => log(`Could not clean staged files: ${(e as Error).message}`));
     collector.start();
   })();
 
@@ -140,7 +147,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
       await registry.close();
       await readyPromise.catch(() => undefined);
       await (embedded as EmbeddedPostgres | null)?.stop();
-      store.close();
+      await store.close();
       visualizations.close();
     },
   };

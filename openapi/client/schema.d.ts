@@ -436,7 +436,14 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         HealthStatus: {
-            status: string;
+            /** @enum {string} */
+            status: "ok";
+        };
+        ReadinessStatus: {
+            /** @enum {string} */
+            status: "ready" | "not ready";
+            /** @description What the server is waiting for: datasources and query workers, the catalog, artifact storage. */
+            missing: string[];
         };
         QueryEnvelope: {
             /** @enum {boolean} */
@@ -1022,16 +1029,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthStatus"];
+                    "application/json": components["schemas"]["ReadinessStatus"];
                 };
             };
-            /** @description Still starting (the embedded database may be seeding). */
+            /** @description Not ready: still starting (the embedded database may be seeding), or the catalog or artifact storage cannot be reached; the server keeps serving what it can and recovers by itself. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthStatus"];
+                    "application/json": components["schemas"]["ReadinessStatus"];
                 };
             };
         };
@@ -1952,6 +1959,15 @@ export interface operations {
                     "text/csv": string;
                     "application/x-ndjson": string;
                 };
+            };
+            /** @description Parquet of an artifact whose bytes are in S3-compatible storage: `Location` is a pre-signed link straight to them, valid for a few minutes (the caller’s access was checked first). HTTP clients follow it by themselves. */
+            307: {
+                headers: {
+                    /** @description The pre-signed link. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
             400: {

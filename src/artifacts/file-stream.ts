@@ -16,15 +16,22 @@ export interface FileStreamOptions {
   onCorrupt?: () => void;
   /** Remove the file when the stream ends, fails or is cancelled. */
   temporary?: boolean;
+  /** Called once when the stream ends, fails or is cancelled (a lease on the file is released there). */
+  onClose?: () => void;
 }
 
 export function fileStream(path: string, options: FileStreamOptions = {}): ReadableStream<Uint8Array> {
   const source = createReadStream(path, { highWaterMark: 256 * 1024 });
   const hash = options.sha256 !== undefined ? createHash('sha256') : null;
   let prefixSent = options.prefix === undefined;
+  let closed = false;
   const cleanup = () => {
     source.destroy();
     if (options.temporary) rmSync(path, { force: true });
+    if (!closed) {
+      closed = true;
+      options.onClose?.();
+    }
   };
   const iterator = source[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>(

@@ -16,7 +16,7 @@ export interface PageRequest {
 
 export async function readArtifactPage(store: ArtifactStore, cursors: CursorCodec, principal: string, id: string, request: PageRequest) {
   const shape = readShape(request);
-  const meta = store.get(principal, id);
+  const meta = await store.get(principal, id);
   const offset = request.cursor === undefined ? 0 : cursors.decode(request.cursor, meta.id, principal, shape);
   const page = await store.read(principal, id, { columns: request.columns, filters: request.filters, sort: request.sort, limit: request.limit, offset });
   const nextCursor = page.more ? cursors.encode(meta.id, principal, shape, offset + page.rows.length) : null;

@@ -1,10 +1,15 @@
 /**
- * The artifact store contract. The API and the AI tools depend on this
- * interface and never on files or a catalog: a driver decides where bytes and
- * metadata live (local files with an embedded catalog first; a PostgreSQL
- * catalog with object storage can follow without touching callers).
- * Capabilities are declared, so a read asking for more than a driver offers
- * is refused with UNSUPPORTED_CAPABILITY instead of reaching a backend.
+ * The artifact store contract. The API, the query use-case and the AI tools
+ * depend on this interface and never on files, keys or a catalog: the store
+ * composes a catalog (SQLite in the data dir, or PostgreSQL shared by
+ * replicas) with a byte store (a local directory, or an S3-compatible
+ * bucket read through a bounded local cache). Everything is asynchronous,
+ * since either half may be across a network. Staging is a handle: an export
+ * writes into its scratch directory, then the handle commits or aborts;
+ * reads go through the store; downloads are streams or, where the bytes
+ * store can sign one, a short-lived link. Capabilities are declared, so a
+ * read asking for more than the store offers is refused with
+ * UNSUPPORTED_CAPABILITY instead of reaching a backend.
  */
 import type { PlannedColumn } from '../columns/column-plan.ts';
 
@@ -53,9 +58,8 @@ export interface ArtifactMeta {
   expiresAt: string;
 }
 
-/** A finished export waiting to become an artifact. */
+/** A finished export waiting to become an artifact (its parts are files in the staging scratch directory). */
 export interface StagedResult {
-  stagingDir: string;
   parts: ParquetPart[];
   columns: PlannedColumn[];
   rowCount: number;
@@ -111,12 +115,32 @@ export interface AggregateResult {
   more: boolean;
 }
 
-export interface Download {
-  contentType: string;
-  fileName: string;
-  /** The bytes, streamed with back-pressure; temporary files go when the stream ends or is cancelled. */
-  body: ReadableStream<Uint8Array>;
+export type Download =
+  | {
+      kind: 'stream';
+      contentType: string;
+      fileName: string;
+      /** The bytes, streamed with back-pressure; temporary files and leases go when the stream ends or is cancelled. */
+      body: ReadableStream<Uint8Array>;
+    }
+  /** The bytes straight from storage: a pre-signed link that expires within minutes (authorization was checked first). */
+  | { kind: 'redirect'; url: string; expiresInSeconds: number };
+
+/**
+ * One export's way into the store. The worker writes Parquet parts into
+ * `scratchDir` (a local directory of this export's own, never where
+ * artifacts live); then exactly one of commit or abort. Nothing staged is
+ * visible or counted before commit, and whatever commit does not keep is
+ * removed by it.
+ */
+export interface Staging {
+  readonly scratchDir: string;
+  commit(owner: Owner, staged: StagedResult, ttlSeconds: number): Promise<CommitOutcome>;
+  abort(): Promise<void>;
 }
+
+/** What the store needs before it can serve, for /readyz: empty when ready. */
+export type StoreHealth = ('catalog' | 'artifact storage')[];
 
 export interface SessionCopyResult {
   mapping: { sourceArtifactId: string; targetArtifactId: string }[];
@@ -133,9 +157,14 @@ export interface Usage {
 }
 
 export interface CollectionReport {
+  /** False when another replica holds the collection lease: this round did nothing. */
+  ran: boolean;
   expired: number;
   blobsRemoved: number;
   bytesReclaimed: number;
+  /** Uploads no blob references (a replica died between its upload and its commit), removed past a grace period. */
+  orphansRemoved: number;
+  tombstonesPurged: number;
   /** True when a batch limit stopped this round; the next round continues. */
   more: boolean;
 }
@@ -147,26 +176,25 @@ export interface ArtifactPage {
 
 export interface ArtifactStore {
   readonly capabilities: Capabilities;
-  /** A fresh directory for an export to write into; nothing there is visible until commit. */
-  stagingDir(): string;
-  commit(owner: Owner, staged: StagedResult, ttlSeconds: number): CommitOutcome;
-  abort(stagingDir: string): void;
+  /** A fresh staging for one export: local scratch space only, so it works while the catalog or the bucket is down. */
+  begin(): Promise<Staging>;
   /** Metadata of a readable artifact of this principal; NOT_FOUND or ARTIFACT_EXPIRED otherwise. */
-  get(principal: string, id: string): ArtifactMeta;
+  get(principal: string, id: string): Promise<ArtifactMeta>;
   read(principal: string, id: string, request: ReadRequest): Promise<ReadPage>;
   aggregate(principal: string, id: string, request: AggregateRequest): Promise<AggregateResult>;
   download(principal: string, id: string, format: DownloadFormat): Promise<Download>;
-  list(principal: string, sessionId: string | undefined, after: string | undefined, limit: number): ArtifactPage;
+  /** `after` is the opaque `nextCursor` of the page before. */
+  list(principal: string, sessionId: string | undefined, after: string | undefined, limit: number): Promise<ArtifactPage>;
   /** Idempotent for the owner; NOT_FOUND for an id the caller never owned. */
-  delete(principal: string, id: string): void;
+  delete(principal: string, id: string): Promise<void>;
   /** Copies references (never bytes) of a session's artifacts into another session of the same principal. */
-  copySession(principal: string, sourceSessionId: string, targetSessionId: string, ttlSeconds: number): SessionCopyResult;
+  copySession(principal: string, sourceSessionId: string, targetSessionId: string, ttlSeconds: number): Promise<SessionCopyResult>;
   /** Releases this session's references only; time grows with their number, not the store's size. */
-  retireSession(principal: string, sessionId: string): SessionRelease;
-  usage(principal: string): Usage;
-  /** One bounded round of expiry and reclamation of unreferenced bytes. */
+  retireSession(principal: string, sessionId: string): Promise<SessionRelease>;
+  usage(principal: string): Promise<Usage>;
+  /** One bounded round of expiry, reclamation and sweeping, by one replica at a time. */
   collect(limits: { maxBlobs: number; maxBytes: number }): Promise<CollectionReport>;
-  /** Drops leftovers of exports that never committed (a crash): run in the background after start. */
-  sweepStaging(): Promise<number>;
-  close(): void;
+  /** What cannot be reached now; never work that grows with the store. */
+  health(): Promise<StoreHealth>;
+  close(): Promise<void>;
 }

@@ -6,7 +6,9 @@
  * (the concurrency cap and the quota), execute (the datasource's turn, the
  * export in a worker), and decide what becomes of the artifact. Staging is
  * owned by `#execute` alone: whatever does not end in a commit is aborted
- * there. Query state lives in memory for an hour after it ends; artifacts
+ * there. A store that cannot be reached costs the artifact, never the
+ * answer: the preview still comes back, with `artifact.decision: FAILED`,
+ * `reason: STORAGE_UNAVAILABLE`. Query state lives in memory for an hour after it ends; artifacts
  * are what lasts.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,7 +16,7 @@ import type { Config } from '../config.ts';
 import { SluiceError, toSluiceError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Principal } from '../auth/principals.ts';
-import type { ArtifactStore, Usage } from '../artifacts/types.ts';
+import type { ArtifactStore, Staging, Usage } from '../artifacts/types.ts';
 import type { Datasource, DatasourceRegistry } from '../datasources/registry.ts';
 import type { ExportResult, Limits, Materialize } from './export-types.ts';
 import { checkReadOnly, type CheckedStatement } from './sql-safety.ts';
@@ -59,7 +61,9 @@ interface Plan {
 /** What admission found: whether the artifact can be kept at all. */
 interface Admission {
   overQuota: boolean;
-  usage: Usage['principal'];
+  usage: Usage['principal'] | null;
+  /** The store could not be asked: only the preview is fetched, and the artifact is FAILED with this error. */
+  storeDown: SluiceError | null;
 }
 
 const KEEP_FINISHED_MS = 3600_000;
@@ -101,7 +105,7 @@ export class QueryService {
 
   async submit(principal: Principal, request: QueryRequest): Promise<QueryRecord> {
     const plan = await this.#plan(principal, request);
-    const admission = this.#admit(principal, plan);
+    const admission = await this.#admit(principal, plan);
     this.#submitted++;
     const record = new QueryRecord(`qry_${randomUUID().replaceAll('-', '')}`, principal.id, plan.origins);
     record.completeness = runningCompleteness(null, false, plan.origins);
@@ -159,33 +163,46 @@ export class QueryService {
     };
   }
 
-  #admit(principal: Principal, plan: Plan): Admission {
+  async #admit(principal: Principal, plan: Plan): Promise<Admission> {
     const running = this.#running.get(principal.id) ?? 0;
     if (running >= this.#config.maxConcurrentQueries) {
       throw new SluiceError('RATE_LIMITED', `${principal.id} already has ${running} queries running (the limit is ${this.#config.maxConcurrentQueries}); wait for one to finish or cancel one.`, {
         retryAfterSeconds: 1,
       });
     }
-    // Already at the quota: fetch only the preview, and say why there is no artifact.
-    const usage = this.#store.usage(principal.id).principal;
-    return { overQuota: plan.materialize !== 'never' && usage.logicalBytes >= usage.quotaBytes, usage };
+    if (plan.materialize === 'never') return { overQuota: false, usage: null, storeDown: null };
+    try {
+      // Already at the quota: fetch only the preview, and say why there is no artifact.
+      const usage = (await this.#store.usage(principal.id)).principal;
+      return { overQuota: usage.logicalBytes >= usage.quotaBytes, usage, storeDown: null };
+    } catch (error) {
+      const failure = toSluiceError(error);
+      if (failure.code !== 'STORAGE_UNAVAILABLE') throw failure;
+      return { overQuota: false, usage: null, storeDown: failure };
+    }
   }
 
   async #execute(record: QueryRecord, plan: Plan, admission: Admission): Promise<void> {
     const abort = new AbortController();
     record.onCancel(() => abort.abort(new SluiceError('QUERY_CANCELLED', 'The query was cancelled.')));
     let release: (() => void) | null = null;
-    let stagingDir: string | null = null;
-    let committed = false;
+    let staging: Staging | null = null;
+    // Whatever was staged and not committed goes before the query is seen to end, so a caller
+    // that sees the end never sees leftovers.
+    const discardStaging = async () => {
+      await staging?.abort().catch((error: unknown) => this.#log.error(`query ${record.id}: its staged files could not be removed:`, error));
+    };
     try {
       release = await plan.datasource.limiter.acquire(abort.signal);
-      stagingDir = this.#store.stagingDir();
+      // The preview is read from the export's first part, so even a preview-only export stages.
+      staging = await this.#store.begin();
+      const keep = !admission.overQuota && admission.storeDown === null;
       const { statement, params, previewRows, limits, origins } = plan;
       const task = this.#pool.run(
         {
           type: 'export',
           datasourceUrl: plan.datasource.url,
-          request: { sql: statement.sql, kind: statement.kind, params, previewRows, materialize: admission.overQuota ? 'never' : plan.materialize, limits, stagingDir },
+          request: { sql: statement.sql, kind: statement.kind, params, previewRows, materialize: keep ? plan.materialize : 'never', limits, stagingDir: staging.scratchDir },
         },
         (event) => {
           if (event.type === 'preview') {
@@ -200,10 +217,12 @@ export class QueryService {
       const result = await task.result;
       record.completeness = finalCompleteness(result, previewRows, origins);
       record.progress = { rowsWritten: result.rows, bytesWritten: result.bytes };
-      record.artifact = this.#decideArtifact(result, stagingDir, plan, admission);
-      committed = record.artifact.decision === 'CREATED';
+      record.artifact = await this.#decideArtifact(result, staging, plan, admission);
+      // A commit removed the staging itself; anything else leaves it to discard.
+      if (result.parts === null || result.storageFailure !== null || admission.storeDown !== null) await discardStaging();
       record.finish('SUCCEEDED');
     } catch (error) {
+      await discardStaging();
       const failure = toSluiceError(error, 'The query failed unexpectedly.');
       if (failure.code === 'QUERY_CANCELLED') {
         record.artifact = { decision: 'CANCELLED', reason: 'QUERY_CANCELLED', message: 'The query was cancelled; nothing was kept.' };
@@ -214,24 +233,26 @@ export class QueryService {
         record.fail(inSentText(failure, plan.statement.offset));
       }
     } finally {
-      if (stagingDir !== null && !committed) this.#store.abort(stagingDir);
       release?.();
     }
   }
 
   /** What becomes of the export's parts: committed as an artifact, or why not. */
-  #decideArtifact(result: ExportResult, stagingDir: string, plan: Plan, admission: Admission): ArtifactDecision {
+  async #decideArtifact(result: ExportResult, staging: Staging | null, plan: Plan, admission: Admission): Promise<ArtifactDecision> {
     if (result.storageFailure !== null) return { decision: 'FAILED', reason: 'STORAGE_FULL', message: result.storageFailure };
-    if (result.parts === null) {
+    const wanted = !result.completeInPreview || plan.materialize === 'always';
+    if (admission.storeDown !== null && wanted) return storeFailed(admission.storeDown);
+    if (result.parts === null || staging === null) {
       const { overQuota, usage } = admission;
-      return overQuota && (!result.completeInPreview || plan.materialize === 'always')
+      return overQuota && wanted && usage !== null
         ? { decision: 'DENIED', reason: 'QUOTA_EXCEEDED', message: `${plan.owner.principal} is at its artifact quota (${usage.logicalBytes} of ${usage.quotaBytes} bytes); delete artifacts or retire a session.` }
         : skippedDecision(plan.materialize);
     }
-    const outcome = this.#store.commit(
+    let outcome;
+    try {
+      outcome = await staging.commit(
       plan.owner,
       {
-        stagingDir,
         parts: result.parts,
         columns: result.columns,
         rowCount: result.rows,
@@ -242,6 +263,11 @@ export class QueryService {
       },
       this.#config.artifactTtlS,
     );
+    } catch (error) {
+      const failure = toSluiceError(error);
+      if (failure.code !== 'STORAGE_UNAVAILABLE') throw failure;
+      return storeFailed(failure);
+    }
     if (outcome.decision !== 'CREATED') return { decision: 'DENIED', reason: outcome.reason, message: outcome.message };
     const a = outcome.artifact;
     return { decision: 'CREATED', coverage: a.coverage, id: a.id, format: 'parquet', rowCount: a.rowCount, sizeBytes: a.sizeBytes, expiresAt: a.expiresAt };
@@ -257,6 +283,10 @@ export class QueryService {
       setTimeout(() => this.#records.delete(record.id), KEEP_FINISHED_MS).unref?.();
     });
   }
+}
+
+function storeFailed(error: SluiceError): ArtifactDecision {
+  return { decision: 'FAILED', reason: 'STORAGE_UNAVAILABLE', message: `The result could not be stored: ${error.message}` };
 }
 
 /**

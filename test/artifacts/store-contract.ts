@@ -1,37 +1,31 @@
 /**
- * The artifact store contract, as one suite that every driver runs: a driver
- * is a factory `(dataDir, options) => ArtifactStore` and must pass all of it.
+ * The artifact store contract, as one suite that every combination of
+ * catalog and bytes runs: a combination is a factory `(dataDir, options) =>
+ * Store` (called again with the same directory, it must reopen the same
+ * catalog and bytes) and must pass all of it.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ArtifactStore } from '../../src/artifacts/types.ts';
-import type { StoreWorkers } from '../../src/artifacts/drivers/local-layout.ts';
-import { SluiceError } from '../../src/errors.ts';
+import type { Store } from '../../src/artifacts/store/create-store.ts';
+import { GRACE_MS } from '../../src/artifacts/store/store-collect.ts';
+import type { StoreWorkers } from '../../src/artifacts/store/store-context.ts';
+import type { CommitOutcome, Owner } from '../../src/artifacts/types.ts';
 import { createFixtures, type Fixtures } from './store-fixtures.ts';
 
 export interface DriverOptions {
   workers: StoreWorkers;
   principalQuotaBytes?: number;
   workspaceQuotaBytes?: number;
-  now?: () => Date;
+  now: () => Date;
 }
 
-export type DriverFactory = (dataDir: string, options: DriverOptions) => ArtifactStore;
+export type DriverFactory = (dataDir: string, options: DriverOptions) => Promise<Store>;
 
-const OWNER = { principal: 'alice', sessionId: 'default' };
+const OWNER: Owner = { principal: 'alice', sessionId: 'default' };
 const ROWS_SQL = `select g::int8 as id, (g % 7)::int4 as bucket, 'v' || g as label from generate_series(1, 3000) g`;
 const OTHER_SQL = `select g::int8 as id from generate_series(1, 10) g`;
-
-function code(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return (error as SluiceError).code;
-  }
-  return undefined;
-}
 
 export function testArtifactStore(name: string, factory: DriverFactory): void {
   describe(`artifact store contract: ${name}`, () => {
@@ -42,6 +36,20 @@ export function testArtifactStore(name: string, factory: DriverFactory): void {
       dirs.push(dir);
       return dir;
     };
+    /** A clock the test moves: collection spares bytes released within the grace period. */
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const now = () => new Date(clock);
+    const later = (ms: number) => (clock += ms);
+    const open = (dir: string, quotas: { principalQuotaBytes?: number; workspaceQuotaBytes?: number } = {}) => factory(dir, { workers: fixtures.workers, now, ...quotas });
+    const commit = async (store: Store, sql: string, owner: Owner = OWNER, ttl = 3600): Promise<CommitOutcome> => {
+      const staged = await fixtures.stage(store, sql);
+      return staged.staging.commit(owner, staged, ttl);
+    };
+    const created = async (store: Store, sql: string, owner: Owner = OWNER, ttl = 3600) => {
+      const outcome = await commit(store, sql, owner, ttl);
+      if (outcome.decision !== 'CREATED') throw new Error(`not created: ${outcome.message}`);
+      return outcome.artifact;
+    };
     beforeAll(async () => {
       fixtures = await createFixtures();
     });
@@ -51,134 +59,159 @@ export function testArtifactStore(name: string, factory: DriverFactory): void {
     });
 
     it('commits, describes, reads and lists an artifact of its owner only', async () => {
-      const store = factory(freshDir(), { workers: fixtures.workers });
-      const outcome = store.commit(OWNER, await fixtures.stage(store, ROWS_SQL), 3600);
-      if (outcome.decision !== 'CREATED') throw new Error('not created');
-      const meta = store.get('alice', outcome.artifact.id);
+      const store = await open(freshDir());
+      const meta = await store.get('alice', (await created(store, ROWS_SQL)).id);
       expect(meta).toMatchObject({ state: 'COMMITTED', rowCount: 3000, coverage: 'COMPLETE', sessionId: 'default' });
       const page = await store.read('alice', meta.id, { limit: 5, offset: 2995 });
       expect(page.rows.map((r) => r[0])).toEqual(['2996', '2997', '2998', '2999', '3000']);
       expect(page.more).toBe(false);
-      expect(store.list('alice', undefined, undefined, 10).artifacts.map((a) => a.id)).toEqual([meta.id]);
-      expect(code(() => store.get('bob', meta.id))).toBe('NOT_FOUND');
+      expect((await store.list('alice', undefined, undefined, 10)).artifacts.map((a) => a.id)).toEqual([meta.id]);
+      await expect(store.get('bob', meta.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
       await expect(store.read('bob', meta.id, { limit: 1, offset: 0 })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-      expect(store.list('bob', undefined, undefined, 10).artifacts).toEqual([]);
-      store.close();
+      await expect(store.delete('bob', meta.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect((await store.list('bob', undefined, undefined, 10)).artifacts).toEqual([]);
+      await store.close();
     });
 
-    it('stores identical content once and counts logical and physical bytes apart', async () => {
-      const store = factory(freshDir(), { workers: fixtures.workers });
-      const a = store.commit(OWNER, await fixtures.stage(store, ROWS_SQL), 3600);
-      const b = store.commit({ principal: 'alice', sessionId: 's2' }, await fixtures.stage(store, ROWS_SQL), 3600);
-      if (a.decision !== 'CREATED' || b.decision !== 'CREATED') throw new Error('not created');
-      const usage = store.usage('alice');
-      expect(usage.principal.logicalBytes).toBe(a.artifact.sizeBytes * 2);
-      expect(usage.workspace.physicalBytes).toBe(a.artifact.sizeBytes);
-      store.close();
+    it('stores identical content once, counts logical and physical bytes apart, and a repeated commit once', async () => {
+      const store = await open(freshDir());
+      const a = await created(store, ROWS_SQL);
+      const b = await created(store, ROWS_SQL, { principal: 'alice', sessionId: 's2' });
+      const again = await created(store, ROWS_SQL);
+      expect(again.id).toBe(a.id);
+      expect(b.id).not.toBe(a.id);
+      const usage = await store.usage('alice');
+      expect(usage.principal).toMatchObject({ artifacts: 2, logicalBytes: a.sizeBytes * 2 });
+      expect(usage.workspace.physicalBytes).toBe(a.sizeBytes);
+      await store.close();
     });
 
-    it('deletes idempotently, and collection then reclaims the bytes', async () => {
-      const dir = freshDir();
-      const store = factory(dir, { workers: fixtures.workers });
-      const a = store.commit(OWNER, await fixtures.stage(store, ROWS_SQL), 3600);
-      if (a.decision !== 'CREATED') throw new Error('not created');
-      store.delete('alice', a.artifact.id);
-      store.delete('alice', a.artifact.id);
-      expect(code(() => store.get('alice', a.artifact.id))).toBe('NOT_FOUND');
-      expect(store.usage('alice').principal).toMatchObject({ artifacts: 0, logicalBytes: 0 });
-      const report = await store.collect({ maxBlobs: 10, maxBytes: 1e12 });
-      expect(report).toMatchObject({ blobsRemoved: 1, bytesReclaimed: a.artifact.sizeBytes });
-      expect(store.usage('alice').workspace.physicalBytes).toBe(0);
-      store.close();
+    it('pages the listing with an opaque cursor, and refuses a forged one', async () => {
+      const store = await open(freshDir());
+      const ids = [];
+      for (const sql of [ROWS_SQL, OTHER_SQL, `select 1 as one`]) {
+        ids.push((await created(store, sql)).id);
+        later(1000);
+      }
+      const first = await store.list('alice', undefined, undefined, 2);
+      expect(first.artifacts).toHaveLength(2);
+      const second = await store.list('alice', undefined, first.nextCursor!, 2);
+      expect(second.nextCursor).toBeNull();
+      expect([...first.artifacts, ...second.artifacts].map((a) => a.id).sort()).toEqual([...ids].sort());
+      await expect(store.list('alice', undefined, 'not-a-cursor', 2)).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+      await store.close();
+    });
+
+    it('deletes idempotently, and collection reclaims the bytes once the grace period has passed', async () => {
+      const store = await open(freshDir());
+      const a = await created(store, ROWS_SQL);
+      await store.delete('alice', a.id);
+      await store.delete('alice', a.id);
+      await expect(store.get('alice', a.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      expect((await store.usage('alice')).principal).toMatchObject({ artifacts: 0, logicalBytes: 0 });
+      expect(await store.collect({ maxBlobs: 10, maxBytes: 1e12 })).toMatchObject({ ran: true, blobsRemoved: 0 });
+      later(GRACE_MS + 1000);
+      expect(await store.collect({ maxBlobs: 10, maxBytes: 1e12 })).toMatchObject({ ran: true, blobsRemoved: 1, bytesReclaimed: a.sizeBytes });
+      expect((await store.usage('alice')).workspace.physicalBytes).toBe(0);
+      await store.close();
     });
 
     it('expires artifacts at their TTL: reads say ARTIFACT_EXPIRED and collection releases them', async () => {
-      let now = new Date('2026-01-01T00:00:00Z');
-      const store = factory(freshDir(), { workers: fixtures.workers, now: () => now });
-      const a = store.commit(OWNER, await fixtures.stage(store, ROWS_SQL), 60);
-      if (a.decision !== 'CREATED') throw new Error('not created');
-      expect(a.artifact.expiresAt).toBe('2026-01-01T00:01:00.000Z');
-      now = new Date('2026-01-01T00:01:00Z');
-      expect(code(() => store.get('alice', a.artifact.id))).toBe('ARTIFACT_EXPIRED');
-      expect(store.list('alice', undefined, undefined, 10).artifacts).toEqual([]);
-      const report = await store.collect({ maxBlobs: 10, maxBytes: 1e12 });
-      expect(report.expired).toBe(1);
-      expect(report.blobsRemoved).toBe(1);
-      expect(store.usage('alice').principal.logicalBytes).toBe(0);
-      store.close();
+      const store = await open(freshDir());
+      const a = await created(store, ROWS_SQL, OWNER, 60);
+      expect(Date.parse(a.expiresAt) - clock).toBe(60_000);
+      later(60_000);
+      await expect(store.get('alice', a.id)).rejects.toMatchObject({ code: 'ARTIFACT_EXPIRED' });
+      await expect(store.read('alice', a.id, { limit: 1, offset: 0 })).rejects.toMatchObject({ code: 'ARTIFACT_EXPIRED' });
+      expect((await store.list('alice', undefined, undefined, 10)).artifacts).toEqual([]);
+      expect((await store.collect({ maxBlobs: 10, maxBytes: 1e12 })).expired).toBe(1);
+      later(GRACE_MS + 1000);
+      expect((await store.collect({ maxBlobs: 10, maxBytes: 1e12 })).blobsRemoved).toBe(1);
+      expect((await store.usage('alice')).principal.logicalBytes).toBe(0);
+      await store.close();
     });
 
-    it('denies a commit over the principal quota and leaves nothing staged', async () => {
-      const store = factory(freshDir(), { workers: fixtures.workers, principalQuotaBytes: 1000 });
+    it('denies a commit over the principal quota, stores nothing and leaves nothing staged', async () => {
+      const store = await open(freshDir(), { principalQuotaBytes: 1000 });
       const staged = await fixtures.stage(store, ROWS_SQL);
-      const outcome = store.commit(OWNER, staged, 3600);
-      expect(outcome).toMatchObject({ decision: 'DENIED', reason: 'QUOTA_EXCEEDED' });
-      expect(existsSync(staged.stagingDir)).toBe(false);
-      expect(store.usage('alice').principal.artifacts).toBe(0);
-      store.close();
+      expect(await staged.staging.commit(OWNER, staged, 3600)).toMatchObject({ decision: 'DENIED', reason: 'QUOTA_EXCEEDED' });
+      expect(existsSync(staged.staging.scratchDir)).toBe(false);
+      expect((await store.usage('alice')).principal.artifacts).toBe(0);
+      expect((await store.usage('alice')).workspace.physicalBytes).toBe(0);
+      await store.close();
+    });
+
+    it('aborting a staging removes it and changes nothing', async () => {
+      const store = await open(freshDir());
+      const staged = await fixtures.stage(store, ROWS_SQL);
+      await staged.staging.abort();
+      expect(existsSync(staged.staging.scratchDir)).toBe(false);
+      expect((await store.usage('alice')).workspace).toMatchObject({ artifacts: 0, physicalBytes: 0 });
+      await store.close();
     });
 
     it('copies a session by reference and retires only its own references', async () => {
-      const store = factory(freshDir(), { workers: fixtures.workers });
-      const a = store.commit(OWNER, await fixtures.stage(store, ROWS_SQL), 3600);
-      store.commit(OWNER, await fixtures.stage(store, OTHER_SQL), 3600);
-      if (a.decision !== 'CREATED') throw new Error('not created');
-      const physical = store.usage('alice').workspace.physicalBytes;
-      const { mapping } = store.copySession('alice', 'default', 'copy', 3600);
+      const store = await open(freshDir());
+      const a = await created(store, ROWS_SQL);
+      await created(store, OTHER_SQL);
+      const physical = (await store.usage('alice')).workspace.physicalBytes;
+      const { mapping } = await store.copySession('alice', 'default', 'copy', 3600);
       expect(mapping).toHaveLength(2);
-      expect(store.usage('alice').workspace.physicalBytes).toBe(physical);
-      const copied = mapping.find((m) => m.sourceArtifactId === a.artifact.id)!.targetArtifactId;
-      expect(store.get('alice', copied).sessionId).toBe('copy');
-      const released = store.retireSession('alice', 'default');
-      expect(released.releasedArtifacts).toBe(2);
+      expect((await store.usage('alice')).workspace.physicalBytes).toBe(physical);
+      const copied = mapping.find((m) => m.sourceArtifactId === a.id)!.targetArtifactId;
+      expect((await store.get('alice', copied)).sessionId).toBe('copy');
+      expect((await store.retireSession('alice', 'default')).releasedArtifacts).toBe(2);
       expect((await store.read('alice', copied, { limit: 1, offset: 0 })).rows[0]![0]).toBe('1');
-      expect(store.list('alice', 'default', undefined, 10).artifacts).toEqual([]);
+      expect((await store.list('alice', 'default', undefined, 10)).artifacts).toEqual([]);
+      later(GRACE_MS + 1000);
       expect((await store.collect({ maxBlobs: 10, maxBytes: 1e12 })).blobsRemoved).toBe(0);
-      expect(code(() => store.copySession('alice', 'copy', 'copy', 60))).toBe('VALIDATION_ERROR');
-      store.close();
+      await expect(store.copySession('alice', 'copy', 'copy', 60)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+      await store.close();
     });
 
     it('collects in bounded rounds', async () => {
-      const store = factory(freshDir(), { workers: fixtures.workers });
-      for (const sql of [ROWS_SQL, OTHER_SQL]) {
-        const outcome = store.commit(OWNER, await fixtures.stage(store, sql), 3600);
-        if (outcome.decision === 'CREATED') store.delete('alice', outcome.artifact.id);
-      }
-      const first = await store.collect({ maxBlobs: 1, maxBytes: 1e12 });
-      expect(first).toMatchObject({ blobsRemoved: 1, more: true });
-      const second = await store.collect({ maxBlobs: 1, maxBytes: 1e12 });
-      expect(second.blobsRemoved).toBe(1);
-      expect(store.usage('alice').workspace.physicalBytes).toBe(0);
-      store.close();
+      const store = await open(freshDir());
+      for (const sql of [ROWS_SQL, OTHER_SQL]) await store.delete('alice', (await created(store, sql)).id);
+      later(GRACE_MS + 1000);
+      expect(await store.collect({ maxBlobs: 1, maxBytes: 1e12 })).toMatchObject({ blobsRemoved: 1, more: true });
+      expect((await store.collect({ maxBlobs: 1, maxBytes: 1e12 })).blobsRemoved).toBe(1);
+      expect((await store.usage('alice')).workspace.physicalBytes).toBe(0);
+      await store.close();
     });
 
     it('survives reopening, and sweeps what an earlier process left staged', async () => {
       const dir = freshDir();
-      const first = factory(dir, { workers: fixtures.workers });
-      const a = first.commit(OWNER, await fixtures.stage(first, ROWS_SQL), 3600);
+      const first = await open(dir);
+      const a = await created(first, ROWS_SQL);
       const abandoned = await fixtures.stage(first, OTHER_SQL);
-      first.close();
-      const second = factory(dir, { workers: fixtures.workers });
-      if (a.decision !== 'CREATED') throw new Error('not created');
-      expect(second.get('alice', a.artifact.id).rowCount).toBe(3000);
-      expect(existsSync(abandoned.stagingDir)).toBe(true);
-      await second.sweepStaging();
-      expect(existsSync(abandoned.stagingDir)).toBe(false);
-      second.close();
+      await first.close();
+      const second = await open(dir);
+      expect((await second.get('alice', a.id)).rowCount).toBe(3000);
+      expect(existsSync(abandoned.staging.scratchDir)).toBe(true);
+      await second.sweepScratch();
+      expect(existsSync(abandoned.staging.scratchDir)).toBe(false);
+      await second.close();
     });
 
-    it('streams downloads in every declared format', async () => {
-      const store = factory(freshDir(), { workers: fixtures.workers });
-      const a = store.commit(OWNER, await fixtures.stage(store, OTHER_SQL), 3600);
-      if (a.decision !== 'CREATED') throw new Error('not created');
+    it('answers every declared download format, as a stream or a short-lived link', async () => {
+      const store = await open(freshDir());
+      const a = await created(store, OTHER_SQL);
       for (const format of store.capabilities.formats) {
-        const file = await store.download('alice', a.artifact.id, format);
-        const bytes = Buffer.from(await new Response(file.body).arrayBuffer());
+        const download = await store.download('alice', a.id, format);
+        const response = download.kind === 'redirect' ? await fetch(download.url) : new Response(download.body);
+        const bytes = Buffer.from(await response.arrayBuffer());
         if (format === 'jsonl') expect(bytes.toString().trim().split('\n')).toEqual(Array.from({ length: 10 }, (_, i) => `["${i + 1}"]`));
         if (format === 'csv') expect(bytes.toString().split('\n').slice(0, 3)).toEqual(['id', '1', '2']);
         if (format === 'parquet') expect(bytes.subarray(0, 4).toString()).toBe('PAR1');
       }
-      store.close();
+      await expect(store.download('bob', a.id, 'parquet')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await store.close();
+    });
+
+    it('reports itself healthy', async () => {
+      const store = await open(freshDir());
+      expect(await store.health()).toEqual([]);
+      await store.close();
     });
   });
 }

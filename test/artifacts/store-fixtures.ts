@@ -6,14 +6,15 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import postgres from 'postgres';
 import { runExport } from '../../src/worker/export/export-run.ts';
-import type { ArtifactStore, StagedResult } from '../../src/artifacts/types.ts';
-import type { StoreWorkers } from '../../src/artifacts/drivers/local-layout.ts';
+import type { ArtifactStore, StagedResult, Staging } from '../../src/artifacts/types.ts';
+import type { StoreWorkers } from '../../src/artifacts/store/store-context.ts';
 import { WorkerPool } from '../../src/query/worker-pool.ts';
 
 
 export interface Fixtures {
   workers: StoreWorkers;
-  stage(store: ArtifactStore, sql: string): Promise<StagedResult>;
+  /** The export of `sql` staged in a fresh staging of `store`, ready to commit. */
+  stage(store: ArtifactStore, sql: string): Promise<StagedResult & { staging: Staging }>;
   close(): Promise<void>;
 }
 
@@ -29,9 +30,10 @@ export async function createFixtures(): Promise<Fixtures> {
       writeFile: async (task) => void (await pool.run({ type: 'write-file', ...task }).result),
     },
     async stage(store, text) {
-      const stagingDir = store.stagingDir();
+      const staging = await store.begin();
+      const stagingDir = staging.scratchDir;
       const result = await runExport(sql, duck, { sql: text, kind: 'select', params: [], previewRows: 0, materialize: 'always', limits: { maxRows: 10_000_000, maxBytes: 1e12, maxDurationMs: 60_000 }, stagingDir }, { onPreview: () => undefined, onProgress: () => undefined, onStopper: () => undefined });
-      return { stagingDir, parts: result.parts!, columns: result.columns, rowCount: result.rows, coverage: 'COMPLETE', boundedBy: null, sql: text, datasource: 'default' };
+      return { staging, parts: result.parts!, columns: result.columns, rowCount: result.rows, coverage: 'COMPLETE', boundedBy: null, sql: text, datasource: 'default' };
     },
     async close() {
       await sql.end({ timeout: 2 });

@@ -15,9 +15,9 @@
 import { SluiceError, toSluiceError } from '../../errors.ts';
 import type { ToolContext } from './tool-types.ts';
 
-function sessionOf(ctx: ToolContext, id: string): string | null {
+async function sessionOf(ctx: ToolContext, id: string): Promise<string | null> {
   try {
-    return ctx.store.get(ctx.principal.id, id).sessionId;
+    return (await ctx.store.get(ctx.principal.id, id)).sessionId;
   } catch (error) {
     const failure = toSluiceError(error);
     if (failure.code === 'NOT_FOUND') return null;
@@ -25,9 +25,9 @@ function sessionOf(ctx: ToolContext, id: string): string | null {
   }
 }
 
-export function requireReadable(ctx: ToolContext, id: string): void {
+export async function requireReadable(ctx: ToolContext, id: string): Promise<void> {
   const scope = ctx.artifactScope;
   if (scope === null || ctx.artifacts.includes(id)) return;
-  if (scope.sharedSession !== null && sessionOf(ctx, id) === scope.sharedSession) return;
+  if (scope.sharedSession !== null && (await sessionOf(ctx, id)) === scope.sharedSession) return;
   throw new SluiceError('NOT_FOUND', `No artifact "${id}" in this conversation: read only the artifact ids that run_select or run_query returned here.`);
 }

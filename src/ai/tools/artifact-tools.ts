@@ -37,7 +37,7 @@ export const readArtifactTool = defineTool({
   }),
   list: 'rows',
   async run(input, ctx) {
-    requireReadable(ctx, input.artifact_id);
+    await requireReadable(ctx, input.artifact_id);
     const page = await readArtifactPage(ctx.store, ctx.cursors, ctx.principal.id, input.artifact_id, {
       cursor: input.cursor,
       limit: input.limit,
@@ -67,7 +67,7 @@ export const aggregateArtifactTool = defineTool({
   output: z.strictObject({ columns: z.array(Column), rows: Rows, truncated: z.boolean().describe('True when more groups exist than limit.') }),
   list: 'rows',
   async run(input, ctx) {
-    requireReadable(ctx, input.artifact_id);
+    await requireReadable(ctx, input.artifact_id);
     const result = await ctx.store.aggregate(ctx.principal.id, input.artifact_id, {
       groupBy: input.groupBy,
       metrics: input.metrics,

@@ -5,7 +5,7 @@
  * counters. A retry after a lost answer therefore never charges twice, and
  * two replicas committing at once see each other's charge.
  */
-import { newArtifactId } from '../drivers/local-commit.ts';
+import { newArtifactId } from './artifact-id.ts';
 import type { ArtifactMeta } from '../types.ts';
 import type { CatalogCommitOutcome, CommitRequest } from './catalog.ts';
 import { first, type CatalogPort, type CatalogTx } from './catalog-port.ts';

@@ -6,7 +6,7 @@
  * session's size and never the store's.
  */
 import { SluiceError } from '../../errors.ts';
-import { newArtifactId } from '../drivers/local-commit.ts';
+import { newArtifactId } from './artifact-id.ts';
 import type { SessionCopyResult, SessionRelease } from '../types.ts';
 import { insertArtifact, type Quotas } from './catalog-commit.ts';
 import { first, type CatalogPort, type CatalogTx } from './catalog-port.ts';

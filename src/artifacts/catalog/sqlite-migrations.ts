@@ -6,7 +6,7 @@
  * so two processes opening one file cannot both apply it.
  */
 import type { SqliteDatabase } from '../../runtime/sqlite.ts';
-import { CATALOG_SCHEMA } from '../drivers/catalog-schema.ts';
+import { CATALOG_SCHEMA } from './sqlite-schema-v1.ts';
 
 export interface SqliteMigration {
   version: number;

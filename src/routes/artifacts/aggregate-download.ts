@@ -71,6 +71,11 @@ const downloadRoute = createRoute({
         'application/x-ndjson': { schema: z.string() },
       },
     },
+    307: {
+      description:
+        'Parquet of an artifact whose bytes are in S3-compatible storage: `Location` is a pre-signed link straight to them, valid for a few minutes (the caller\u2019s access was checked first). HTTP clients follow it by themselves.',
+      headers: { Location: { schema: { type: 'string' }, description: 'The pre-signed link.' } },
+    },
     ...errorResponses(...ARTIFACT_BYTES_FAILURES),
   },
 });
@@ -87,6 +92,10 @@ export function registerAggregateAndDownload(app: OpenAPIHono<AppEnv>, store: Ar
   app.openapi(downloadRoute, async (c) => {
     const principal = requireRole(c, 'reader');
     const file = await store.download(principal.id, c.req.valid('param').id, c.req.valid('query').format);
+    if (file.kind === 'redirect') {
+      c.header('cache-control', 'no-store');
+      return c.redirect(file.url, 307);
+    }
     return c.body(file.body, 200, { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.fileName}"` });
   });
 }

@@ -27,17 +27,17 @@ export function artifactView(meta: ArtifactMeta, store: ArtifactStore) {
 }
 
 export function registerArtifactRoutes(app: OpenAPIHono<AppEnv>, store: ArtifactStore, cursors: CursorCodec): void {
-  app.openapi(listArtifacts, (c) => {
+  app.openapi(listArtifacts, async (c) => {
     const principal = requireRole(c, 'reader');
     const q = c.req.valid('query');
-    const page = store.list(principal.id, q.sessionId, q.cursor, q.limit ?? 100);
+    const page = await store.list(principal.id, q.sessionId, q.cursor, q.limit ?? 100);
     const data = { artifacts: page.artifacts.map((a) => artifactView(a, store)), nextCursor: page.nextCursor };
     return c.json(ok(`${data.artifacts.length} artifact(s).`, data), 200);
   });
 
-  app.openapi(getArtifact, (c) => {
+  app.openapi(getArtifact, async (c) => {
     const principal = requireRole(c, 'reader');
-    const meta = store.get(principal.id, c.req.valid('param').id);
+    const meta = await store.get(principal.id, c.req.valid('param').id);
     return c.json(ok(`Artifact with ${meta.rowCount} rows (${meta.coverage}).`, artifactView(meta, store)), 200);
   });
 
@@ -46,7 +46,7 @@ export function registerArtifactRoutes(app: OpenAPIHono<AppEnv>, store: Artifact
     const id = c.req.valid('param').id;
     const body = c.req.valid('json');
     const shape = readShape(body);
-    const meta = store.get(principal.id, id);
+    const meta = await store.get(principal.id, id);
     const offset = body.cursor === undefined ? 0 : cursors.decode(body.cursor, meta.id, principal.id, shape);
     const limit = body.limit ?? DEFAULT_PAGE;
     const page = await store.read(principal.id, id, { columns: body.columns, filters: body.filters, sort: body.sort, limit, offset });
@@ -55,10 +55,10 @@ export function registerArtifactRoutes(app: OpenAPIHono<AppEnv>, store: Artifact
     return c.json(ok(page.rows.length === 0 ? 'No rows match.' : summary, { columns: page.columns, rows: page.rows, nextCursor }), 200);
   });
 
-  app.openapi(deleteArtifact, (c) => {
+  app.openapi(deleteArtifact, async (c) => {
     const principal = requireRole(c, 'reader');
     const id = c.req.valid('param').id;
-    store.delete(principal.id, id);
+    await store.delete(principal.id, id);
     return c.json(ok(`Artifact ${id} is deleted.`, { id, deleted: true }), 200);
   });
 }

@@ -71,21 +71,21 @@ const usageRoute = createRoute({
 });
 
 export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, store: ArtifactStore, ttlSeconds: number): void {
-  app.openapi(copyRoute, (c) => {
+  app.openapi(copyRoute, async (c) => {
     const principal = requireRole(c, 'reader');
-    const result = store.copySession(principal.id, c.req.valid('param').id, c.req.valid('json').targetSessionId, ttlSeconds);
+    const result = await store.copySession(principal.id, c.req.valid('param').id, c.req.valid('json').targetSessionId, ttlSeconds);
     return c.json(ok(`Copied ${result.mapping.length} artifact reference(s).`, result), 200);
   });
 
-  app.openapi(retireRoute, (c) => {
+  app.openapi(retireRoute, async (c) => {
     const principal = requireRole(c, 'reader');
-    const result = store.retireSession(principal.id, c.req.valid('param').id);
+    const result = await store.retireSession(principal.id, c.req.valid('param').id);
     return c.json(ok(`Released ${result.releasedArtifacts} artifact(s), ${result.releasedBytes} bytes.`, result), 200);
   });
 
-  app.openapi(usageRoute, (c) => {
+  app.openapi(usageRoute, async (c) => {
     const principal = requireRole(c, 'reader');
-    const usage = store.usage(principal.id);
+    const usage = await store.usage(principal.id);
     const data = hasRole(principal, 'admin') ? usage : { principal: usage.principal };
     return c.json(ok(`${usage.principal.artifacts} artifact(s), ${usage.principal.logicalBytes} of ${usage.principal.quotaBytes} bytes.`, data), 200);
   });

@@ -3,7 +3,19 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../auth/middleware.ts';
 import { tagged } from '../common/tags.ts';
 
-const Status = z.object({ status: z.string() }).openapi('HealthStatus');
+const Status = z.object({ status: z.literal('ok') }).openapi('HealthStatus');
+
+const ReadinessStatus = z
+  .object({
+    status: z.enum(['ready', 'not ready']),
+    missing: z.array(z.string()).openapi({ description: 'What the server is waiting for: datasources and query workers, the catalog, artifact storage.' }),
+  })
+  .openapi('ReadinessStatus');
+
+export interface Readiness {
+  ready: boolean;
+  missing: string[];
+}
 
 const healthz = createRoute({
   operationId: 'getLiveness',
@@ -23,12 +35,18 @@ const readyz = createRoute({
   summary: 'Readiness: 200 once datasources and the artifact store are usable',
   security: [],
   responses: {
-    200: { description: 'Ready.', content: { 'application/json': { schema: Status } } },
-    503: { description: 'Still starting (the embedded database may be seeding).', content: { 'application/json': { schema: Status } } },
+    200: { description: 'Ready.', content: { 'application/json': { schema: ReadinessStatus } } },
+    503: {
+      description: 'Not ready: still starting (the embedded database may be seeding), or the catalog or artifact storage cannot be reached; the server keeps serving what it can and recovers by itself.',
+      content: { 'application/json': { schema: ReadinessStatus } },
+    },
   },
 });
 
-export function registerHealth(app: OpenAPIHono<AppEnv>, isReady: () => boolean): void {
-  app.openapi(healthz, (c) => c.json({ status: 'ok' }, 200));
-  app.openapi(readyz, (c) => (isReady() ? c.json({ status: 'ready' }, 200) : c.json({ status: 'starting' }, 503)));
+export function registerHealth(app: OpenAPIHono<AppEnv>, readiness: () => Promise<Readiness>): void {
+  app.openapi(healthz, (c) => c.json({ status: 'ok' as const }, 200));
+  app.openapi(readyz, async (c) => {
+    const { ready, missing } = await readiness();
+    return ready ? c.json({ status: 'ready' as const, missing }, 200) : c.json({ status: 'not ready' as const, missing }, 503);
+  });
 }

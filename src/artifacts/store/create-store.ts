@@ -1,0 +1,74 @@
+/**
+ * The artifact store: a catalog and a byte store composed behind the one
+ * contract. Which catalog (SQLite in the data dir, or PostgreSQL shared by
+ * replicas) and which bytes (a local directory, or an S3-compatible bucket
+ * read through a bounded cache) is decided by the caller; this module only
+ * joins them, so both combinations of each behave alike by construction.
+ * Opening does no work that grows with the store: leftover scratch
+ * directories of this process's previous life are removed in the
+ * background by `sweepScratch`, and everything else by collection rounds.
+ */
+import { mkdirSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SluiceError } from '../../errors.ts';
+import { FILTER_OPS, type ArtifactStore, type Capabilities, type StoreHealth } from '../types.ts';
+import { decodeListCursor, encodeListCursor } from './list-cursor.ts';
+import { collector } from './store-collect.ts';
+import type { StoreContext } from './store-context.ts';
+import { aggregate, download, readable, readPage } from './store-reads.ts';
+import { beginStaging } from './store-staging.ts';
+
+const CAPABILITIES: Capabilities = {
+  projection: true,
+  filterOps: [...FILTER_OPS],
+  sort: true,
+  aggregate: true,
+  formats: ['parquet', 'csv', 'jsonl'],
+};
+
+export interface Store extends ArtifactStore {
+  /** Removes scratch directories and download files an earlier run of this process left (a crash); run after start. */
+  sweepScratch(): Promise<number>;
+}
+
+export function createStore(ctx: StoreContext, closeAll: () => Promise<void>): Store {
+  for (const dir of [ctx.stagingRoot, ctx.downloadsRoot]) mkdirSync(dir, { recursive: true });
+  // Only what an earlier process left is swept; exports of this one stage beside it.
+  const leftovers = [ctx.stagingRoot, ctx.downloadsRoot].flatMap((dir) => readdirSync(dir).map((e) => join(dir, e)));
+  return {
+    capabilities: CAPABILITIES,
+    begin: () => beginStaging(ctx),
+    get: async (principal, id) => (await readable(ctx, principal, id)).meta,
+    read: (principal, id, request) => readPage(ctx, principal, id, request),
+    aggregate: (principal, id, request) => aggregate(ctx, principal, id, request),
+    download: (principal, id, format) => download(ctx, principal, id, format),
+    async list(principal, sessionId, after, limit) {
+      const page = await ctx.catalog.list(principal, { sessionId, after: after === undefined ? undefined : decodeListCursor(after), limit });
+      return { artifacts: page.artifacts, nextCursor: page.next === null ? null : encodeListCursor(page.next) };
+    },
+    async delete(principal, id) {
+      if (!(await ctx.catalog.delete(principal, id))) throw new SluiceError('NOT_FOUND', `No artifact "${id}" exists for this caller.`);
+    },
+    copySession: (principal, source, target, ttl) => ctx.catalog.copySession(principal, source, target, ttl),
+    retireSession: (principal, sessionId) => ctx.catalog.retireSession(principal, sessionId),
+    usage: (principal) => ctx.catalog.usage(principal),
+    collect: collector(ctx),
+    async health() {
+      const missing: StoreHealth = [];
+      const [catalog, bytes] = await Promise.allSettled([ctx.catalog.ping(), ctx.bytes.probe()]);
+      if (catalog.status === 'rejected') missing.push('catalog');
+      if (bytes.status === 'rejected') missing.push('artifact storage');
+      return missing;
+    },
+    async sweepScratch() {
+      let removed = 0;
+      for (const path of leftovers.splice(0)) {
+        await rm(path, { recursive: true, force: true });
+        removed++;
+      }
+      return removed;
+    },
+    close: closeAll,
+  };
+}

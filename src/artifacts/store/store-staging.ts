@@ -1,0 +1,91 @@
+/**
+ * Staging and commit. An export writes its parts into a scratch directory
+ * of its own; commit uploads them to a location no other upload uses, then
+ * records the artifact in one catalog transaction that checks and charges
+ * the quotas. A crash before the catalog row leaves only an upload nobody
+ * references, which the orphan sweep removes after a grace period; a crash
+ * before the upload leaves a scratch directory, which the next start of
+ * this process removes. Nothing half-written is ever listed or readable.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CommitOutcome, Owner, Staging, StagedResult } from '../types.ts';
+import type { StoreContext } from './store-context.ts';
+
+/** Equal content, equal hash: the blob of an export is the hash of its parts' hashes, in order. */
+export function blobHash(parts: { sha256: string }[]): string {
+  return createHash('sha256')
+    .update(parts.map((p) => p.sha256).join('\n'))
+    .digest('hex');
+}
+
+export async function beginStaging(ctx: StoreContext): Promise<Staging> {
+  const scratchDir = join(ctx.stagingRoot, randomUUID());
+  await mkdir(scratchDir, { recursive: true });
+  let settled = false;
+  const abort = async () => {
+    settled = true;
+    await rm(scratchDir, { recursive: true, force: true });
+  };
+  return {
+    scratchDir,
+    abort,
+    async commit(owner, staged, ttlSeconds) {
+      if (settled) throw new Error('This staging was already committed or aborted.');
+      settled = true;
+      try {
+        return await commitStaged(ctx, scratchDir, owner, staged, ttlSeconds);
+      } finally {
+        await rm(scratchDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+async function commitStaged(ctx: StoreContext, scratchDir: string, owner: Owner, staged: StagedResult, ttlSeconds: number): Promise<CommitOutcome> {
+  const hash = blobHash(staged.parts);
+  const sizeBytes = staged.parts.reduce((sum, p) => sum + p.bytes, 0);
+  // A principal already past its quota is told so before anything is uploaded; the commit's own check is the one that counts.
+  const usage = (await ctx.catalog.usage(owner.principal)).principal;
+  if (usage.logicalBytes + sizeBytes > usage.quotaBytes) {
+    const repeat = await ctx.catalog.blob(hash);
+    if (repeat === undefined) {
+      return {
+        decision: 'DENIED',
+        reason: 'QUOTA_EXCEEDED',
+        message: `This artifact (${sizeBytes} bytes) would take ${owner.principal} past the quota of ${usage.quotaBytes} bytes; delete artifacts or retire a session.`,
+      };
+    }
+  }
+  const location = ctx.bytes.newLocation(hash);
+  try {
+    for (const part of staged.parts) await ctx.bytes.putPart({ location, name: part.name, sha256: part.sha256, bytes: part.bytes }, join(scratchDir, part.name));
+  } catch (error) {
+    await discard(ctx, location);
+    throw error;
+  }
+  ctx.checkpoint('commit:after-upload');
+  // No discard if this throws: the commit may have landed before the connection failed, and the
+  // orphan sweep removes the upload later only if no blob references it.
+  const outcome = await ctx.catalog.commit({
+    owner,
+    blob: { hash, location, parts: staged.parts, sizeBytes },
+    sql: staged.sql,
+    datasource: staged.datasource,
+    columns: staged.columns,
+    rowCount: staged.rowCount,
+    coverage: staged.coverage,
+    boundedBy: staged.boundedBy,
+    ttlSeconds,
+  });
+  // The same content was already stored (or the commit was refused): this upload is not needed.
+  if (outcome.decision !== 'CREATED' || outcome.liveLocation !== location) await discard(ctx, location);
+  if (outcome.decision !== 'CREATED') return outcome;
+  return { decision: 'CREATED', artifact: outcome.artifact };
+}
+
+/** Best effort: an upload left behind is an orphan the sweep removes later. */
+async function discard(ctx: StoreContext, location: string): Promise<void> {
+  await ctx.bytes.deleteLocation(location).catch((error: unknown) => ctx.log.error(`Could not remove an unneeded upload (the orphan sweep will): ${(error as Error).message}`));
+}
