@@ -24,12 +24,17 @@ try {
 console.log(`Sluice listening on ${sluice.url}`);
 console.log(`API docs:      ${sluice.url}/docs`);
 console.log(`OpenAPI:       ${sluice.url}/openapi.json`);
-if (sluice.generatedToken !== null) {
-  console.log(`Admin token:   ${sluice.generatedToken}   (generated on first start, kept in ${config.dataDir}/secrets.json)`);
+const tokenShown = sluice.generatedToken;
+if (tokenShown !== null) {
+  console.log(`Admin token:   ${tokenShown}   (generated on first start, kept in ${config.dataDir}/secrets.json)`);
 }
 
 sluice.ready.then(
-  () => console.log('Ready: datasources are up (GET /readyz answers 200).'),
+  () => {
+    // Replicas on one catalog learn their shared admin token once the catalog answers.
+    if (tokenShown === null && sluice.generatedToken !== null) console.log(`Admin token:   ${sluice.generatedToken}   (generated once, shared by every replica through the catalog)`);
+    console.log('Ready: datasources and the artifact store are up (GET /readyz answers 200).');
+  },
   (error: unknown) => {
     console.error(`Start-up failed: ${(error as Error).message}`);
     process.exit(1);

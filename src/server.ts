@@ -35,8 +35,8 @@ export interface Sluice {
   url: string;
   port: number;
   app: OpenAPIHono<AppEnv>;
-  /** The generated admin token, when no tokens were configured. */
-  generatedToken: string | null;
+  /** The generated admin token, when no tokens were configured (with a shared catalog, known once it answers). */
+  readonly generatedToken: string | null;
   /** Resolves when every datasource is up. */
   ready: Promise<void>;
   /** Statements handed to a database since start, for operators and tests. */
@@ -52,8 +52,12 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const explores = loadModels(resolve(config.modelsDir));
   const dataDir = resolve(config.dataDir);
   const { secrets } = loadSecrets(dataDir);
-  const generatedToken = config.tokens === undefined ? secrets.adminToken : null;
-  const tokens = new TokenDirectory(config.tokens ?? [{ token: secrets.adminToken, principal: 'admin', roles: ['admin'] }]);
+  // Replicas on one catalog share the cursor key and the generated admin token through it: until it
+  // answers, no generated token is accepted (none of this replica's own could be right for the others).
+  const shareSecrets = config.catalogUrl !== undefined;
+  let generatedToken = config.tokens === undefined && !shareSecrets ? secrets.adminToken : null;
+  const tokens = new TokenDirectory(config.tokens ?? (shareSecrets ? [] : [{ token: secrets.adminToken, principal: 'admin', roles: ['admin'] }]));
+  const cursors = new CursorCodec(secrets.cursorKey);
 
   const specs: DatasourceSpec[] = config.datasources.map((d) => ({ id: d.id, url: d.url, description: d.description }));
   if (config.databaseUrl !== undefined) specs.unshift({ id: 'default', url: config.databaseUrl });
@@ -89,7 +93,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     datasources: registry,
     store,
     queries,
-    cursors: new CursorCodec(secrets.cursorKey),
+    cursors,
     bodyLimitBytes: config.bodyLimitBytes,
     artifactTtlS: config.artifactTtlS,
     llm: createLlm(config),
@@ -125,6 +129,13 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     await queryPool.ready();
     started = true;
     await catalog.opened;
+    if (shareSecrets) {
+      cursors.useKey(await catalog.catalog.sharedSecret('cursor-key', () => secrets.cursorKey));
+      if (config.tokens === undefined) {
+        generatedToken = await catalog.catalog.sharedSecret('admin-token', () => secrets.adminToken);
+        tokens.add({ token: generatedToken, principal: 'admin', roles: ['admin'] });
+      }
+    }
     // Leftovers of exports interrupted by a crash: removed now that the server is serving.
     void store.sweepScratch().catch((e: unknown) => log(`Could not clean staged files: ${(e as Error).message}`));
     collector.start();
@@ -134,7 +145,9 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     url,
     port: server.port,
     app,
-    generatedToken,
+    get generatedToken() {
+      return generatedToken;
+    },
     ready: readyPromise,
     datasourceUrl: (id) => registry.urlOf(id),
     queriesSubmitted: () => queries.submitted,

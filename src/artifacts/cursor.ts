@@ -23,12 +23,21 @@ export function readShape(shape: { columns?: unknown; filters?: unknown; sort?: 
 }
 
 export class CursorCodec {
-  readonly #key: Buffer;
+  #key: Buffer;
   readonly #now: () => number;
 
   constructor(key: string, now: () => number = Date.now) {
     this.#key = Buffer.from(key, 'base64url');
     this.#now = now;
+  }
+
+  /**
+   * Signs and checks with another key from now on: replicas share theirs
+   * through the catalog, known only once it answers (no artifact can be read
+   * before then, so no cursor signed with the old key is in anyone's hands).
+   */
+  useKey(key: string): void {
+    this.#key = Buffer.from(key, 'base64url');
   }
 
   encode(artifactId: string, principal: string, shape: string, offset: number): string {

@@ -34,11 +34,14 @@ export class TokenDirectory {
   readonly #byDigest = new Map<string, Principal>();
 
   constructor(tokens: TokenSetting[]) {
-    for (const t of tokens) {
-      const roles = t.roles ?? ['analyst'];
-      const role = roles.reduce<Role>((best, r) => (RANK[r] > RANK[best] ? r : best), 'reader');
-      this.#byDigest.set(digest(t.token), { id: t.principal, role, datasources: t.datasources ?? ['*'] });
-    }
+    for (const t of tokens) this.add(t);
+  }
+
+  /** Adds a token: the generated admin token of replicas is known only once their shared catalog answers. */
+  add(t: TokenSetting): void {
+    const roles = t.roles ?? ['analyst'];
+    const role = roles.reduce<Role>((best, r) => (RANK[r] > RANK[best] ? r : best), 'reader');
+    this.#byDigest.set(digest(t.token), { id: t.principal, role, datasources: t.datasources ?? ['*'] });
   }
 
   lookup(token: string): Principal | undefined {

@@ -1,0 +1,120 @@
+/**
+ * Two replicas on one PostgreSQL catalog and one bucket answer artifact
+ * requests for each other: an artifact created through one is described,
+ * paged (a cursor signed by one is accepted by the other), listed, copied
+ * and deleted through the other, with the same generated admin token,
+ * though each replica has its own data dir and so its own local secrets.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { quietLogger } from '../../src/logger.ts';
+import { startSluice, type Sluice } from '../../src/server.ts';
+import { PG_SKIP_REASON, PG_URL } from '../artifacts/catalog/pg-test-schemas.ts';
+import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
+import { skipNote } from '../helpers/skip-note.ts';
+
+interface Replica {
+  sluice: Sluice;
+  dataDir: string;
+  call(path: string, body?: unknown, method?: string): Promise<{ status: number; body: any }>;
+}
+
+describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'replicas sharing one store', PG_SKIP_REASON ?? ''), () => {
+  const database = `sluice_replicas_${randomBytes(4).toString('hex')}`;
+  let admin: postgres.Sql;
+  let s3: TestS3Server;
+  const replicas: Replica[] = [];
+  let token = '';
+
+  async function startReplica(): Promise<Replica> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sluice-replica-'));
+    const catalogUrl = new URL(PG_URL!);
+    catalogUrl.pathname = `/${database}`;
+    const sluice = await startSluice(
+      loadConfig({
+        PORT: '0',
+        SLUICE_DATA_DIR: dataDir,
+        DATABASE_URL: PG_URL!,
+        SLUICE_CATALOG_URL: catalogUrl.toString(),
+        SLUICE_ARTIFACT_URL: `s3://${s3.bucket}/replicas`,
+        SLUICE_S3_ENDPOINT: s3.endpoint,
+        SLUICE_S3_FORCE_PATH_STYLE: 'true',
+        SLUICE_RATE_LIMIT_PER_MINUTE: '1000000',
+      }),
+      quietLogger,
+    );
+    await sluice.ready;
+    const call = async (path: string, body?: unknown, method?: string) => {
+      const response = await fetch(`${sluice.url}${path}`, {
+        method: method ?? (body === undefined ? 'GET' : 'POST'),
+        headers: { 'x-token': token || (sluice.generatedToken ?? ''), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    return { sluice, dataDir, call };
+  }
+
+  beforeAll(async () => {
+    admin = postgres(PG_URL!, { max: 1, onnotice: () => undefined });
+    await admin.unsafe(`CREATE DATABASE ${database}`);
+    s3 = await startS3Server('sluice-replicas');
+    // Started together on an empty catalog: the migrations run once, and both agree on the secrets.
+    replicas.push(...(await Promise.all([startReplica(), startReplica()])));
+    token = replicas[0]!.sluice.generatedToken!;
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const r of replicas) {
+      await r.sluice.stop();
+      rmSync(r.dataDir, { recursive: true, force: true });
+    }
+    await s3?.close();
+    await admin?.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin?.end({ timeout: 2 });
+  });
+
+  it('generate one admin token between them', () => {
+    const [a, b] = replicas;
+    expect(a!.sluice.generatedToken).toMatch(/^slc_/);
+    expect(b!.sluice.generatedToken).toBe(a!.sluice.generatedToken);
+  });
+
+  it('serve an artifact created on one replica from the other: metadata, pages with a cursor from the first, list, copy, delete', async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    const created = await a.call('/api/queries', { sql: 'SELECT g AS id, g % 3 AS grp FROM generate_series(1, 250) g ORDER BY g', materialize: 'always', previewRows: 5 });
+    expect(created.status).toBe(200);
+    const id = created.body.data.artifact.id as string;
+    expect((await b.call(`/api/artifacts/${id}`)).body.data).toMatchObject({ id, rowCount: 250, state: 'COMMITTED' });
+
+    const first = await a.call(`/api/artifacts/${id}/read`, { limit: 50, filters: [{ column: 'grp', op: 'eq', value: 0 }] });
+    const second = await b.call(`/api/artifacts/${id}/read`, { limit: 50, filters: [{ column: 'grp', op: 'eq', value: 0 }], cursor: first.body.data.nextCursor });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    const ids = [...first.body.data.rows, ...second.body.data.rows].map((r: unknown[]) => r[0]);
+    expect(ids).toEqual(Array.from({ length: 83 }, (_, i) => 3 * (i + 1)));
+    expect(second.body.data.nextCursor).toBeNull();
+
+    expect((await b.call('/api/artifacts')).body.data.artifacts.map((x: { id: string }) => x.id)).toContain(id);
+    const copy = await b.call('/api/sessions/default/copy', { targetSessionId: 'elsewhere' });
+    expect(copy.status).toBe(200);
+    const copied = copy.body.data.mapping.find((m: { sourceArtifactId: string }) => m.sourceArtifactId === id).targetArtifactId as string;
+    expect((await a.call(`/api/artifacts/${copied}`)).body.data.sessionId).toBe('elsewhere');
+
+    expect((await b.call(`/api/artifacts/${id}`, undefined, 'DELETE')).status).toBe(200);
+    expect((await a.call(`/api/artifacts/${id}`)).status).toBe(404);
+    expect((await a.call(`/api/artifacts/${copied}/read`, { limit: 1 })).body.data.rows).toEqual([[1, 1]]);
+  });
+
+  it('count quotas and usage once, across replicas', async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    const before = (await a.call('/api/usage')).body.data.principal;
+    await b.call('/api/queries', { sql: 'SELECT g AS n FROM generate_series(1, 100) g', materialize: 'always' });
+    const after = (await a.call('/api/usage')).body.data.principal;
+    expect(after.artifacts).toBe(before.artifacts + 1);
+  });
+});
