@@ -73,7 +73,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   // Reads start their first worker on the first read: an idle worker is tens of MB, and
   // a first read waiting half a second matters less than a first query doing so.
   const readPool = new WorkerPool(QUERY_WORKER, config.readWorkers, readWorker, 0, logger);
-  const { store, catalog } = openStore(
+  const { store, catalog, replica } = openStore(
     { ...config, dataDir },
     {
       log: logger,
@@ -83,7 +83,8 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
       },
     },
   );
-  const queries = new QueryService(config, registry, store, queryPool, logger);
+  // With a shared catalog, running queries are published there so any replica can poll and cancel them.
+  const queries = new QueryService(config, registry, store, queryPool, logger, shareSecrets ? { catalog: catalog.catalog, replica } : undefined);
   const collector = new Collector(store, log);
   const semantic = new SemanticService(new SemanticCatalog(explores), queries);
   const visualizations = new VisualizationStore(dataDir);

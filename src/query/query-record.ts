@@ -24,6 +24,7 @@ export class QueryRecord {
   readonly settled: Promise<void>;
   #settle!: () => void;
   #cancellers: (() => void)[] = [];
+  #watchers: (() => void)[] = [];
   #cancelRequested = false;
 
   constructor(id: string, principal: string, origins: LimitOrigins) {
@@ -38,6 +39,15 @@ export class QueryRecord {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([this.settled, new Promise((r) => (timer = setTimeout(r, ms)))]);
     clearTimeout(timer);
+  }
+
+  /** Called after each change of what the query reports while it runs (preview, progress). */
+  onChange(fn: () => void): void {
+    this.#watchers.push(fn);
+  }
+
+  changed(): void {
+    for (const fn of this.#watchers) fn();
   }
 
   onCancel(fn: () => void): void {

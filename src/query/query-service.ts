@@ -24,6 +24,8 @@ import { finalCompleteness, runningCompleteness, skippedDecision, type LimitOrig
 import type { WorkerPool } from './worker-pool.ts';
 import { QueryRecord } from './query-record.ts';
 import { answerOf, type QueryAnswer } from './query-view.ts';
+import { SharedQueries } from './shared-queries.ts';
+import type { Catalog } from '../artifacts/catalog/catalog.ts';
 import type { ArtifactDecision } from './query-types.ts';
 
 export interface QueryRequest {
@@ -79,12 +81,17 @@ export class QueryService {
   /** Running queries per principal, for the concurrency cap. */
   readonly #running = new Map<string, number>();
 
-  constructor(config: Config, datasources: DatasourceRegistry, store: ArtifactStore, pool: WorkerPool, log: Logger) {
+  readonly #shared: SharedQueries | null;
+
+  /** With `shared`, queries are published through the catalog so every replica can poll and cancel them. */
+  constructor(config: Config, datasources: DatasourceRegistry, store: ArtifactStore, pool: WorkerPool, log: Logger, shared?: { catalog: Catalog; replica: string }) {
     this.#config = config;
     this.#datasources = datasources;
     this.#store = store;
     this.#pool = pool;
     this.#log = log;
+    this.#shared = shared === undefined ? null : new SharedQueries(shared.catalog, shared.replica, log, (id) => this.#records.get(id));
+    this.#shared?.start();
   }
 
   /** Statements handed to the database since start (validation failures never count). */
@@ -111,19 +118,35 @@ export class QueryService {
     record.completeness = runningCompleteness(null, false, plan.origins);
     this.#remember(record);
     record.done = this.#execute(record, plan, admission);
+    // Other replicas can answer for it as soon as its id is handed out.
+    await this.#shared?.publish(record);
     return record;
   }
 
-  get(principal: Principal, id: string): QueryRecord {
+  /** A query's answer, waiting up to `waitMs` for it to end, whichever replica runs it. */
+  async poll(principal: Principal, id: string, waitMs: number): Promise<QueryAnswer> {
     const record = this.#records.get(id);
-    if (record === undefined || record.principal !== principal.id) {
-      throw new SluiceError('NOT_FOUND', `No query "${id}" exists for this caller (finished queries are kept for an hour).`);
+    if (record !== undefined && record.principal === principal.id) {
+      if (waitMs > 0) await record.settledWithin(waitMs);
+      return answerOf(record);
     }
-    return record;
+    return (await this.#shared?.poll(principal.id, id, waitMs)) ?? notFound(id);
+  }
+
+  /** Cancels a query (on the database too), whichever replica runs it, and answers its state after up to `waitMs`. */
+  async cancel(principal: Principal, id: string, waitMs: number): Promise<QueryAnswer> {
+    const record = this.#records.get(id);
+    if (record !== undefined && record.principal === principal.id) {
+      record.cancel();
+      await record.settledWithin(waitMs);
+      return answerOf(record);
+    }
+    return (await this.#shared?.cancel(principal.id, id, waitMs)) ?? notFound(id);
   }
 
   /** Cancels every running query (on the database too) and waits, up to `ms`, for them to end. */
   async cancelAll(ms = 5_000): Promise<void> {
+    this.#shared?.stop();
     const running = [...this.#records.values()].filter((r) => r.state === 'RUNNING');
     for (const record of running) record.cancel();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -211,6 +234,7 @@ export class QueryService {
           } else {
             record.progress = { rowsWritten: event.rows, bytesWritten: event.bytes };
           }
+          record.changed();
         },
       );
       record.onCancel(() => task.cancel());
@@ -283,6 +307,10 @@ export class QueryService {
       setTimeout(() => this.#records.delete(record.id), KEEP_FINISHED_MS).unref?.();
     });
   }
+}
+
+function notFound(id: string): never {
+  throw new SluiceError('NOT_FOUND', `No query "${id}" exists for this caller (finished queries are kept for an hour).`);
 }
 
 function storeFailed(error: SluiceError): ArtifactDecision {

@@ -110,6 +110,29 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'repl
     expect((await a.call(`/api/artifacts/${copied}/read`, { limit: 1 })).body.data.rows).toEqual([[1, 1]]);
   });
 
+  it('poll a query through another replica than the one running it, and cancel it there: the backend stops', async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    const quick = await a.call('/api/queries', { sql: 'SELECT g FROM generate_series(1, 500) g', waitMs: 0, previewRows: 3 });
+    const polled = await b.call(`/api/queries/${quick.body.data.queryId}?waitMs=20000`);
+    expect(polled.status).toBe(200);
+    expect(polled.body.data).toMatchObject({ state: 'SUCCEEDED', completeness: { status: 'INCOMPLETE', totalRows: 500 }, artifact: { decision: 'CREATED' } });
+    expect(polled.body.data.preview.rows).toEqual([[1], [2], [3]]);
+
+    const marker = `replica_cancel_${Date.now()}`;
+    const slow = await a.call('/api/queries', { sql: `SELECT pg_sleep(60) AS ${marker}`, waitMs: 0 });
+    expect(slow.status).toBe(202);
+    const id = slow.body.data.queryId as string;
+    expect((await b.call(`/api/queries/${id}`)).status).toBe(202);
+    const cancelled = await b.call(`/api/queries/${id}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.data).toMatchObject({ state: 'CANCELLED', artifact: { decision: 'CANCELLED' } });
+    const running = await admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE ${`%${marker}%`} AND state = 'active' AND pid <> pg_backend_pid()`;
+    expect(running[0]!.n).toBe(0);
+    expect((await a.call(`/api/queries/${id}`)).body.data.state).toBe('CANCELLED');
+    // An unknown query is NOT_FOUND on this replica too.
+    expect((await b.call('/api/queries/qry_doesnotexist')).status).toBe(404);
+  });
+
   it('count quotas and usage once, across replicas', async () => {
     const [a, b] = replicas as [Replica, Replica];
     const before = (await a.call('/api/usage')).body.data.principal;

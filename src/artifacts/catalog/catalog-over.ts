@@ -8,6 +8,7 @@ import { commitArtifact } from './catalog-commit.ts';
 import { dropBlob, expireRound, purgeTombstones, unreferencedBlobs } from './catalog-collection.ts';
 import { releaseLease, renewLease, sharedSecret, tryLease } from './catalog-leases.ts';
 import type { CatalogPort } from './catalog-port.ts';
+import { cancelRequestsFor, findQuery, purgeQueries, putQuery, requestCancel } from './catalog-queries.ts';
 import { blobByHash, findArtifact, listArtifacts, usageOf } from './catalog-reads.ts';
 import { copySession, deleteArtifact, retireSession } from './catalog-sessions.ts';
 
@@ -33,6 +34,11 @@ export function catalogOver(port: CatalogPort, options: CatalogOptions): Catalog
     renewLease: (name, holder, ttlMs) => renewLease(port, now(), name, holder, ttlMs),
     releaseLease: (name, holder) => releaseLease(port, name, holder),
     sharedSecret: (name, create) => sharedSecret(port, name, create),
+    putQuery: (query) => putQuery(port, now(), query),
+    findQuery: (principal, id) => findQuery(port, principal, id),
+    requestCancel: (principal, id) => requestCancel(port, principal, id),
+    cancelRequestsFor: (replica) => cancelRequestsFor(port, replica),
+    purgeQueries: (olderThan, limit) => purgeQueries(port, olderThan, limit),
     close: () => port.close(),
   };
 }

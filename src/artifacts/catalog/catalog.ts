@@ -16,6 +16,9 @@
 import type { PlannedColumn } from '../../columns/column-plan.ts';
 import type { ArtifactMeta, Coverage, Owner, ParquetPart, SessionCopyResult, SessionRelease, Usage } from '../types.ts';
 import type { Cap } from '../../vocabulary.ts';
+import type { SharedQuery, SharedQueryState } from './catalog-queries.ts';
+
+export type { SharedQuery, SharedQueryState } from './catalog-queries.ts';
 
 /** The content of an artifact as the byte layer stored it. */
 export interface BlobRecord {
@@ -112,6 +115,14 @@ export interface Catalog {
   releaseLease(name: string, holder: string): Promise<void>;
   /** The stored value, or `create()`'s stored if there was none; every replica gets the same one. */
   sharedSecret(name: string, create: () => string): Promise<string>;
+  /** Writes a query's state as its replica sees it (insert or update). */
+  putQuery(query: SharedQuery): Promise<void>;
+  findQuery(principal: string, id: string): Promise<SharedQueryState | undefined>;
+  /** Raises the cancel flag of a running query; false when there is none of this principal. */
+  requestCancel(principal: string, id: string): Promise<boolean>;
+  /** Running queries of a replica whose cancel was asked for elsewhere. */
+  cancelRequestsFor(replica: string): Promise<string[]>;
+  purgeQueries(olderThan: Date, limit: number): Promise<RoundResult>;
   close(): Promise<void>;
 }
 

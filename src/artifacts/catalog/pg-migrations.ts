@@ -45,6 +45,16 @@ export const PG_MIGRATIONS: PgMigration[] = [
       'CREATE TABLE shared_secrets (name text PRIMARY KEY, value text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
     ],
   },
+  {
+    version: 3,
+    name: 'running queries shared by replicas',
+    statements: [
+      `CREATE TABLE queries (id text PRIMARY KEY, principal text NOT NULL, replica text NOT NULL, state text NOT NULL, data text NOT NULL,
+        error text, cancel_requested integer NOT NULL DEFAULT 0, updated_at timestamptz NOT NULL)`,
+      `CREATE INDEX queries_cancels ON queries (replica) WHERE state = 'RUNNING' AND cancel_requested = 1`,
+      'CREATE INDEX queries_updated ON queries (updated_at)',
+    ],
+  },
 ];
 
 export function quoteSchema(schema: string): string {

@@ -29,6 +29,16 @@ CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at TEX
 CREATE TABLE shared_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `,
   },
+  {
+    version: 3,
+    name: 'running queries shared by replicas',
+    sql: `
+CREATE TABLE queries (id TEXT PRIMARY KEY, principal TEXT NOT NULL, replica TEXT NOT NULL, state TEXT NOT NULL, data TEXT NOT NULL,
+  error TEXT, cancel_requested INTEGER NOT NULL DEFAULT 0, updated_at TEXT NOT NULL);
+CREATE INDEX queries_cancels ON queries (replica) WHERE state = 'RUNNING' AND cancel_requested = 1;
+CREATE INDEX queries_updated ON queries (updated_at);
+`,
+  },
 ];
 
 export function migrateSqlite(db: SqliteDatabase, now: Date): void {

@@ -30,6 +30,8 @@ export interface OpenStoreOptions {
 export interface OpenedStore {
   store: Store;
   catalog: LazyCatalog;
+  /** This process's name among the replicas of one catalog. */
+  replica: string;
 }
 
 export function openStore(config: Pick<Config, 'dataDir' | 'catalogUrl' | 'artifactBytes' | 's3' | 'cacheBytes' | 'principalQuotaBytes' | 'workspaceQuotaBytes'>, options: OpenStoreOptions): OpenedStore {
@@ -44,6 +46,7 @@ export function openStore(config: Pick<Config, 'dataDir' | 'catalogUrl' | 'artif
     options.log,
   );
   const bytes = openByteStore(config);
+  const replica = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const store = createStore(
     {
       catalog: catalog.catalog,
@@ -53,7 +56,7 @@ export function openStore(config: Pick<Config, 'dataDir' | 'catalogUrl' | 'artif
       downloadsRoot: join(local, 'downloads'),
       now: options.now ?? (() => new Date()),
       log: options.log,
-      replica: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+      replica,
       checkpoint: options.checkpoint ?? (() => undefined),
     },
     async () => {
@@ -61,5 +64,5 @@ export function openStore(config: Pick<Config, 'dataDir' | 'catalogUrl' | 'artif
       await catalog.close();
     },
   );
-  return { store, catalog };
+  return { store, catalog, replica };
 }

@@ -19,6 +19,7 @@ export const GRACE_MS = 15 * 60_000;
 /** How long a deleted or expired artifact still answers ARTIFACT_EXPIRED or NOT_FOUND as such. */
 export const TOMBSTONE_RETENTION_MS = 7 * 24 * 3600_000;
 const SWEEP_PAGE = 200;
+const QUERY_RETENTION_MS = 3600_000;
 
 const NOTHING: CollectionReport = { ran: false, expired: 0, blobsRemoved: 0, bytesReclaimed: 0, orphansRemoved: 0, tombstonesPurged: 0, more: false };
 
@@ -61,6 +62,8 @@ export function collector(ctx: StoreContext) {
       }
     }
     const purged = await ctx.catalog.purgeTombstones(new Date(now - TOMBSTONE_RETENTION_MS), limits.maxBlobs);
+    // Queries are answered for an hour after they end, as on a single replica.
+    await ctx.catalog.purgeQueries(new Date(now - QUERY_RETENTION_MS), limits.maxBlobs);
     const orphans = await sweepOrphans();
     return {
       ran: true,

@@ -2,7 +2,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { requireRole, type AppEnv } from '../../auth/middleware.ts';
 import type { QueryService } from '../../query/query-service.ts';
-import { answerOf, type QueryAnswer } from '../../query/query-view.ts';
+import type { QueryAnswer } from '../../query/query-view.ts';
 import { ok } from '../common/envelope.ts';
 import { cancelQuery, getQuery, submitQuery } from './routes.ts';
 
@@ -23,20 +23,14 @@ export function registerQueryRoutes(app: OpenAPIHono<AppEnv>, queries: QueryServ
 
   app.openapi(getQuery, async (c) => {
     const principal = requireRole(c, 'reader');
-    const record = queries.get(principal, c.req.valid('param').id);
-    const waitMs = c.req.valid('query').waitMs ?? 0;
-    if (waitMs > 0) await record.settledWithin(waitMs);
-    const answer = answerOf(record);
+    const answer = await queries.poll(principal, c.req.valid('param').id, c.req.valid('query').waitMs ?? 0);
     return c.json(body(answer), answer.status);
   });
 
   app.openapi(cancelQuery, async (c) => {
     const principal = requireRole(c, 'reader');
-    const record = queries.get(principal, c.req.valid('param').id);
-    record.cancel();
-    await record.settledWithin(CANCEL_WAIT_MS);
     // A backend that does not stop within the wait (the embedded database cannot interrupt a statement) is still RUNNING: 202.
-    const answer = answerOf(record);
+    const answer = await queries.cancel(principal, c.req.valid('param').id, CANCEL_WAIT_MS);
     return c.json(body(answer), answer.status);
   });
 }

@@ -1,0 +1,81 @@
+/**
+ * Running queries as every replica sees them: the replica that accepted a
+ * query writes its state here (at start, as it progresses, at the end), any
+ * other reads it to answer a poll, and asks for a cancel by raising a flag
+ * the owner looks for. The state is the contract's `data` of the query, as
+ * JSON, so a poll answered from here is the same answer the owner gives.
+ */
+import type { ErrorData } from '../../errors.ts';
+import type { QueryState } from '../../vocabulary.ts';
+import type { CatalogPort } from './catalog-port.ts';
+import type { RoundResult } from './catalog.ts';
+
+export interface SharedQuery {
+  id: string;
+  principal: string;
+  /** The replica running it. */
+  replica: string;
+  state: QueryState;
+  /** The query's `data` as the API answers it. */
+  data: unknown;
+  /** For a FAILED query: its error. */
+  error: ErrorData | null;
+}
+
+export interface SharedQueryState extends SharedQuery {
+  cancelRequested: boolean;
+  /** When the owner last wrote: a RUNNING query whose owner stopped writing has lost its replica. */
+  updatedAt: Date;
+}
+
+interface QueryRow {
+  id: string;
+  principal: string;
+  replica: string;
+  state: QueryState;
+  data: string;
+  error: string | null;
+  cancel_requested: number | boolean;
+  updated_at: string | Date;
+}
+
+export async function putQuery(port: CatalogPort, now: Date, query: SharedQuery): Promise<void> {
+  await port.transaction((tx) =>
+    tx.run(
+      `INSERT INTO queries (id, principal, replica, state, data, error, cancel_requested, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?)
+       ON CONFLICT (id) DO UPDATE SET state = excluded.state, data = excluded.data, error = excluded.error, updated_at = excluded.updated_at`,
+      [query.id, query.principal, query.replica, query.state, JSON.stringify(query.data), query.error === null ? null : JSON.stringify(query.error), now],
+    ),
+  );
+}
+
+export async function findQuery(port: CatalogPort, principal: string, id: string): Promise<SharedQueryState | undefined> {
+  const row = (await port.read<QueryRow>('SELECT * FROM queries WHERE id = ? AND principal = ?', [id, principal]))[0];
+  if (row === undefined) return undefined;
+  return {
+    id: row.id,
+    principal: row.principal,
+    replica: row.replica,
+    state: row.state,
+    data: JSON.parse(row.data) as unknown,
+    error: row.error === null ? null : (JSON.parse(row.error) as ErrorData),
+    cancelRequested: row.cancel_requested === true || row.cancel_requested === 1,
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** False when there is no such running query of this principal. */
+export async function requestCancel(port: CatalogPort, principal: string, id: string): Promise<boolean> {
+  return (await port.transaction((tx) => tx.run(`UPDATE queries SET cancel_requested = 1 WHERE id = ? AND principal = ? AND state = 'RUNNING'`, [id, principal]))) === 1;
+}
+
+export async function cancelRequestsFor(port: CatalogPort, replica: string): Promise<string[]> {
+  const rows = await port.read<{ id: string }>(`SELECT id FROM queries WHERE replica = ? AND state = 'RUNNING' AND cancel_requested = 1`, [replica]);
+  return rows.map((r) => r.id);
+}
+
+/** Forgets at most `limit` queries not written since `olderThan`. */
+export async function purgeQueries(port: CatalogPort, olderThan: Date, limit: number): Promise<RoundResult> {
+  const count = await port.transaction((tx) => tx.run('DELETE FROM queries WHERE id IN (SELECT id FROM queries WHERE updated_at < ? LIMIT ?)', [olderThan, limit]));
+  return { count, more: count === limit };
+}
