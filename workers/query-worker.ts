@@ -2,7 +2,10 @@
  * Entry of a query worker thread: runs exports (PostgreSQL → Parquet) and
  * reads (DuckDB over stored Parquet) one at a time, off the API's event loop.
  * Holds one DuckDB instance and one PostgreSQL connection per datasource, on
- * node-postgres (the API thread's schema lookups use postgres.js).
+ * node-postgres: it lets an export read a COPY as a byte stream through a
+ * Submittable. The API thread's schema lookups (src/datasources/registry.ts)
+ * stay on postgres.js: they are small catalog queries, never a COPY, and gain
+ * nothing from a second driver there.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
