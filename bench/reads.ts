@@ -12,8 +12,8 @@ import postgres from 'postgres';
 import { CursorCodec, readShape } from '../src/artifacts/cursor.ts';
 import { buildReadStatement } from '../src/artifacts/read-sql.ts';
 import type { ReadRequest } from '../src/artifacts/types.ts';
-import { planColumns, quoteLiteral } from '../src/columns/column-plan.ts';
-import { describeQuery } from '../src/worker/export/describe-query.ts';
+import { quoteLiteral } from '../src/columns/column-plan.ts';
+import { plannedColumns } from './lib/describe.ts';
 import { sampleLoopGaps } from './lib/loop-gap.ts';
 import type { Row, Section } from './lib/report.ts';
 import { mb, median, ms, percentile, ratio, spread } from './lib/stats.ts';
@@ -64,8 +64,7 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
     expect(files.length > 0, 'no Parquet parts found');
     const from = `read_parquet([${files.map(quoteLiteral).join(', ')}])`;
     const deepCursor = new CursorCodec(s.cursorKey).encode(id, PRINCIPAL, readShape({}), DEEP);
-    const described = await describeQuery(pg, SOURCE, []);
-    const columns = planColumns(described.columns);
+    const columns = await plannedColumns(SOURCE);
 
     async function read(body: Record<string, unknown>, rows: number): Promise<unknown[][]> {
       const r = await s.api('POST', `/api/artifacts/${id}/read`, body);

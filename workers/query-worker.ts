@@ -1,19 +1,24 @@
 /**
  * Entry of a query worker thread: runs exports (PostgreSQL → Parquet) and
  * reads (DuckDB over stored Parquet) one at a time, off the API's event loop.
- * Holds one DuckDB instance and one PostgreSQL connection per datasource.
+ * Holds one DuckDB instance and one PostgreSQL connection per datasource, on
+ * node-postgres: it lets an export read a COPY as a byte stream through a
+ * Submittable. The API thread's schema lookups (src/datasources/registry.ts)
+ * stay on postgres.js: they are small catalog queries, never a COPY, and gain
+ * nothing from a second driver there.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import postgres, { type Sql } from 'postgres';
+import type pg from 'pg';
 import { toErrorData, toSluiceError } from '../src/errors.ts';
 import { runExport } from '../src/worker/export/export-run.ts';
+import { connect } from '../src/worker/export/pg-connect.ts';
 import { writeFile } from '../src/worker/write-file.ts';
 import type { FromWorker, QueryWorkerData, ToWorker } from '../src/query/worker-protocol.ts';
 
 const settings = workerData as QueryWorkerData;
 const port = parentPort!;
-const connections = new Map<string, Sql>();
+const connections = new Map<string, Connection>();
 const stoppers = new Map<number, (reason: 'cancel') => void>();
 /** Cancels that arrived before the export could be stopped (while it was still connecting). */
 const cancelledEarly = new Set<number>();
@@ -44,24 +49,49 @@ function duck(): Promise<DuckDBConnection> {
   return duckdb;
 }
 
-function database(url: string): Sql {
-  let sql = connections.get(url);
-  if (sql === undefined) {
-    sql = postgres(url, {
-      max: 1,
-      fetch_types: false,
-      idle_timeout: 60,
-      connect_timeout: 10,
-      onnotice: () => undefined,
-      connection: { application_name: 'sluice' },
-    });
-    connections.set(url, sql);
-  }
-  return sql;
+/** A connection idle this long is closed, so an idle worker holds no session open on the server. */
+const IDLE_CLOSE_MS = 60_000;
+
+interface Connection {
+  client: Promise<pg.Client>;
+  idle: NodeJS.Timeout | null;
 }
 
-/** Exports in flight: the datasource each uses, so a lost connection fails the right task. */
-const exporting = new Map<number, string>();
+/**
+ * The datasource's connection, opened on first use. node-postgres reports a
+ * connection lost during a statement to that statement's caller (the export
+ * fails with a retryable SQL_ERROR); the client is dropped here as well, so
+ * the next task opens a fresh one and the worker lives on.
+ */
+function database(url: string): Promise<pg.Client> {
+  let connection = connections.get(url);
+  if (connection === undefined) {
+    const opened: Connection = { client: connect(url, () => forget(url, opened)), idle: null };
+    opened.client.catch(() => forget(url, opened));
+    connections.set(url, opened);
+    connection = opened;
+  }
+  if (connection.idle !== null) clearTimeout(connection.idle);
+  connection.idle = null;
+  return connection.client;
+}
+
+function forget(url: string, connection: Connection): void {
+  if (connections.get(url) === connection) connections.delete(url);
+  if (connection.idle !== null) clearTimeout(connection.idle);
+}
+
+/** Starts the idle clock of a datasource's connection once a task is done with it. */
+function release(url: string): void {
+  const connection = connections.get(url);
+  if (connection === undefined) return;
+  connection.idle = setTimeout(() => {
+    connections.delete(url);
+    void connection.client.then((client) => client.end()).catch(() => undefined);
+  }, IDLE_CLOSE_MS);
+  connection.idle.unref();
+}
+
 /** Tasks already answered; a late settle of the same task is ignored. */
 const answered = new Set<number>();
 
@@ -71,40 +101,12 @@ function answer(message: FromWorker & { taskId: number }): void {
   send(message);
 }
 
-/**
- * postgres.js 3.4.9 throws from its own socket callbacks when the connection
- * dies inside a transaction (it writes the ROLLBACK to a closed socket). That
- * error reaches no caller, so it is caught here: the exports on that
- * connection fail with a retryable SQL_ERROR, the connection is dropped so
- * the next task opens a fresh one, and the worker lives on. Any other
- * uncaught error ends the worker, and the pool fails its task and replaces it.
- */
-process.on('uncaughtException', (error) => {
-  const fromPostgres = /postgres[\\/](cjs[\\/])?src[\\/]connection\.js/.test(error.stack ?? '');
-  if (!fromPostgres) {
-    log('query worker: uncaught error:', error);
-    // Let the log line reach the API thread before the thread ends.
-    setImmediate(() => process.exit(1));
-    return;
-  }
-  // The broken connection may belong to an export that has already failed: drop them all.
-  for (const [url, sql] of connections) {
-    sql.end({ timeout: 0 }).catch(() => undefined);
-    connections.delete(url);
-  }
-  for (const taskId of exporting.keys()) {
-    answer({ type: 'failed', taskId, error: { code: 'SQL_ERROR', message: 'The connection to the database was lost during the query; it can be retried.', details: { retryable: true } } });
-  }
-  exporting.clear();
-});
-
 async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<void> {
   const { taskId } = message;
-  if (message.type === 'export') exporting.set(taskId, message.datasourceUrl);
   try {
     if (message.type === 'export') {
       let lastProgress = 0;
-      const result = await runExport(database(message.datasourceUrl), await duck(), message.request, {
+      const result = await runExport(await database(message.datasourceUrl), await duck(), message.request, {
         onPreview: (preview) => answer({ type: 'preview', taskId, preview }),
         onProgress: (rows, bytes) => {
           const now = Date.now();
@@ -132,7 +134,7 @@ async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<v
     const data = toErrorData(failure);
     answer({ type: 'failed', taskId, error: data });
   } finally {
-    exporting.delete(taskId);
+    if (message.type === 'export') release(message.datasourceUrl);
     stoppers.delete(taskId);
     cancelledEarly.delete(taskId);
   }

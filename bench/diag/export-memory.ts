@@ -16,8 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import postgres from 'postgres';
-import { planColumns } from '../../src/columns/column-plan.ts';
-import { describeQuery } from '../../src/worker/export/describe-query.ts';
+import { plannedColumns } from '../lib/describe.ts';
 import { csvToParquetSql } from '../../src/worker/export/duckdb-csv.ts';
 import { currentRss, peakRss } from '../lib/memory.ts';
 import { mb } from '../lib/stats.ts';
@@ -41,7 +40,7 @@ async function stage(name: string, fn: () => Promise<void>): Promise<void> {
 const sql = postgres(DATABASE_URL, { max: 1, fetch_types: false, onnotice: () => undefined });
 try {
   await stage('0  bench process at rest (node, tsx, postgres.js, DuckDB bindings)', async () => undefined);
-  const columns = planColumns((await describeQuery(sql, select, [])).columns);
+  const columns = await plannedColumns(select);
   let firstPart = '';
   await stage('1  postgres.js COPY stream → 32 MiB CSV parts (writeSync)', async () => {
     let part = 0;

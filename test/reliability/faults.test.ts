@@ -1,7 +1,7 @@
 /**
  * Faults: the database connection dying under a running query (the backend
- * terminated, as a PostgreSQL restart would) gives a clean, retryable
- * SQL_ERROR and the next query works on a fresh connection.
+ * terminated, as a PostgreSQL restart would) gives a clean SQL_ERROR that
+ * says it can be retried, and the next query works on a fresh connection.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDED, startTestServer, type TestServer } from '../helpers/server.ts';
@@ -30,7 +30,7 @@ describe.skipIf(EMBEDDED)(skipNote(EMBEDDED, 'faults', 'the embedded database ca
     const ended = await server.request(`/api/queries/${running.body.data.queryId}?waitMs=10000`);
     expect(ended.status).toBeLessThan(500);
     expect(ended.body.errorCode).toBe('SQL_ERROR');
-    expect(ended.body.error.details.state).toBe('FAILED');
+    expect(ended.body.error.details).toMatchObject({ state: 'FAILED', retryable: true });
     const next = await server.request('/api/queries', { body: { sql: 'select 42 as answer' } });
     expect(next.status).toBe(200);
     expect(next.body.data.preview.rows).toEqual([[42]]);

@@ -1,34 +1,23 @@
 /**
- * Learns the shape of a result before any row is fetched: the column names
- * and type OIDs from PostgreSQL's own statement description, then type names,
- * categories and numeric precision from the catalog. postgres.js does not
- * surface the type modifier, so a numeric's precision is taken from the
- * table column it comes from; computed numerics stay unconstrained (text).
+ * Learns the shape of a result before any row is fetched: the column names,
+ * type OIDs and type modifiers from PostgreSQL's own statement description,
+ * then type names and categories from the catalog. A numeric's precision is
+ * taken only for a column that comes straight from a table; computed
+ * numerics stay unconstrained (kept as text).
  */
-import type { Sql, TransactionSql } from 'postgres';
+import type pg from 'pg';
 import type { ColumnTypeInfo } from '../../columns/column-plan.ts';
+import { DescribeStatement } from './describe-statement.ts';
 
-interface DescribedColumn {
-  name: string;
-  type: number;
-  table: number;
-  number: number;
-}
-
-type AnySql = Sql | TransactionSql;
-
-export async function describeQuery(sql: AnySql, text: string, params: unknown[]): Promise<{
+export async function describeQuery(client: pg.Client, text: string): Promise<{
   columns: ColumnTypeInfo[];
   paramTypes: number[];
 }> {
-  const described = (await sql.unsafe(text, params as never[]).describe()) as unknown as {
-    columns: DescribedColumn[] | null;
-    types: number[];
-  };
-  const columns = described.columns ?? [];
-  const oids = [...new Set(columns.map((c) => c.type))];
+  const described = await client.query(new DescribeStatement(text)).result;
+  const columns = described.fields;
+  const oids = [...new Set(columns.map((c) => c.dataTypeID))];
   const typeRows = oids.length
-    ? await sql.unsafe<{ oid: number; typname: string; category: string; elem: string | null }[]>(
+    ? await client.query<{ oid: string; typname: string; category: string; elem: string | null }>(
         `SELECT t.oid::int AS oid,
                 COALESCE(b.typname, t.typname) AS typname,
                 COALESCE(b.typcategory, t.typcategory)::text AS category,
@@ -38,25 +27,15 @@ export async function describeQuery(sql: AnySql, text: string, params: unknown[]
            LEFT JOIN pg_catalog.pg_type e ON e.oid = COALESCE(b.typelem, t.typelem) AND COALESCE(b.typcategory, t.typcategory) = 'A'
           WHERE t.oid = ANY($1::oid[])`,
         [pgArray(oids)],
-      )
+      ).then((r) => r.rows)
     : [];
-  const types = new Map(typeRows.map((r) => [r.oid, r]));
-  const numericSources = columns.filter((c) => c.table !== 0 && types.get(c.type)?.typname === 'numeric');
-  const typmods = new Map<string, number>();
-  if (numericSources.length > 0) {
-    const rows = await sql.unsafe<{ rel: number; num: number; typmod: number }[]>(
-      `SELECT attrelid::int AS rel, attnum::int AS num, atttypmod AS typmod
-         FROM pg_catalog.pg_attribute
-        WHERE (attrelid, attnum) IN (SELECT * FROM unnest($1::oid[], $2::int2[]))`,
-      [pgArray(numericSources.map((c) => c.table)), pgArray(numericSources.map((c) => c.number))],
-    );
-    for (const r of rows) typmods.set(`${r.rel}:${r.num}`, r.typmod);
-  }
+  const types = new Map(typeRows.map((r) => [Number(r.oid), r]));
   return {
-    paramTypes: described.types ?? [],
+    paramTypes: described.paramTypes,
     columns: columns.map((c) => {
-      const t = types.get(c.type);
-      const typmod = c.table !== 0 ? (typmods.get(`${c.table}:${c.number}`) ?? -1) : -1;
+      const t = types.get(c.dataTypeID);
+      // A table column's modifier is its declared one; an expression's may come from a cast, and is not used.
+      const typmod = c.tableID !== 0 && t?.typname === 'numeric' ? c.dataTypeModifier : -1;
       // numeric typmod packs ((precision << 16) | scale) + 4; -1 means unconstrained.
       const constrained = typmod >= 4;
       return {
@@ -71,7 +50,7 @@ export async function describeQuery(sql: AnySql, text: string, params: unknown[]
   };
 }
 
-/** Array parameters as PostgreSQL array text: connections run without type fetching. */
+/** Array parameters as PostgreSQL array text, cast in the statement. */
 function pgArray(values: number[]): string {
   return `{${values.join(',')}}`;
 }

@@ -84,7 +84,9 @@ export async function streamToParts(
     // A source that counts its rows sends whole records: unless a cap falls inside this
     // chunk, nothing needs scanning (the scan cost about a quarter of a large export).
     const whole = known !== null && carry.length === 0 && rows + known <= rowLimit && bytes + chunk.length <= limits.maxBytes;
-    const scan = whole ? { records: known, lastEnd: chunk.length, stoppedAt: chunk.length } : scanner.scan(chunk, 0, rowLimit - rows);
+    const scan = whole
+      ? { records: known, lastEnd: chunk.length, stoppedAt: chunk.length, longest: longestRow }
+      : scanner.scan(chunk, 0, rowLimit - rows);
     if (scan.records === 0) {
       carry = carry.length === 0 ? chunk.slice() : Buffer.concat([carry, chunk]);
       return;
@@ -96,8 +98,8 @@ export async function streamToParts(
       cappedBy = 'maxBytes';
     }
     if (records > 0) {
-      // A record that began in the carry may be longer than any the source saw whole.
-      await write(carry, chunk.subarray(0, end), records, carry.length === 0 ? longestRow : carry.length + chunk.length);
+      // The longest record seen (its start in the carry counted) bounds the records kept, a subset.
+      await write(carry, chunk.subarray(0, end), records, Math.max(scan.longest, known === null ? 0 : longestRow));
       carry = chunk.slice(end);
     }
     hooks.onProgress(rows, bytes);
@@ -227,30 +229,16 @@ async function readPreview(duck: DuckDBConnection, csvFile: string, shape: PartS
  * null when `data` holds no such record.
  */
 function partEnd(data: Uint8Array, bytes: number, records: number): { end: number; records: number } | null {
-  const scanner = new CsvRecordScanner();
-  let end = 0;
-  let count = 0;
-  while (count === 0 || end < bytes || count < records) {
-    const step = scanner.scan(data, end, 1);
-    if (step.records === 0) return null;
-    end = step.lastEnd;
-    count++;
-  }
-  return { end, records: count };
+  const scan = new CsvRecordScanner().scan(data, 0, Math.max(1, records), bytes);
+  if (scan.records === 0 || scan.records < records || scan.lastEnd < bytes) return null;
+  return { end: scan.lastEnd, records: scan.records };
 }
 
 /** How many whole records of carry+chunk fit in `budget` bytes, and where they end in the chunk. */
 function fitBytes(carry: Uint8Array, chunk: Uint8Array, budget: number): { end: number; records: number } {
   const joined = Buffer.concat([carry, chunk]);
-  const scanner = new CsvRecordScanner();
-  let end = 0;
-  let records = 0;
-  for (;;) {
-    const step = scanner.scan(joined, end, 1);
-    if (step.records === 0 || step.lastEnd > budget) break;
-    end = step.lastEnd;
-    records++;
-  }
+  // Records found in the first `budget` bytes are exactly those that end within it.
+  const scan = new CsvRecordScanner().scan(joined.subarray(0, Math.max(0, budget)));
   // The carry never holds a whole record, so every record counted ends inside the chunk.
-  return records === 0 ? { end: 0, records: 0 } : { end: end - carry.length, records };
+  return scan.records === 0 ? { end: 0, records: 0 } : { end: scan.lastEnd - carry.length, records: scan.records };
 }
