@@ -4,7 +4,7 @@
  * worker pool serves the store's DuckDB reads, as in the server.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import postgres from 'postgres';
+import { connect } from '../../src/worker/export/pg-connect.ts';
 import { runExport } from '../../src/worker/export/export-run.ts';
 import type { ArtifactStore, StagedResult, Staging } from '../../src/artifacts/types.ts';
 import type { StoreWorkers } from '../../src/artifacts/store/store-context.ts';
@@ -21,7 +21,8 @@ export interface Fixtures {
 export async function createFixtures(): Promise<Fixtures> {
   const pool = new WorkerPool(new URL('../../workers/query-worker.ts', import.meta.url), 1, { duckdbThreads: 1, duckdbMemoryLimit: '256MB' });
   const database = await testDatabase();
-  const sql = postgres(database.url, { max: 1, fetch_types: false, onnotice: () => undefined });
+  // The export's own connection, as a query worker opens it.
+  const client = await connect(database.url, () => undefined);
   const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
   const duck: DuckDBConnection = await instance.connect();
   return {
@@ -32,11 +33,11 @@ export async function createFixtures(): Promise<Fixtures> {
     async stage(store, text) {
       const staging = await store.begin();
       const stagingDir = staging.scratchDir;
-      const result = await runExport(sql, duck, { sql: text, kind: 'select', params: [], previewRows: 0, materialize: 'always', limits: { maxRows: 10_000_000, maxBytes: 1e12, maxDurationMs: 60_000 }, stagingDir }, { onPreview: () => undefined, onProgress: () => undefined, onStopper: () => undefined });
+      const result = await runExport(client, duck, { sql: text, kind: 'select', params: [], previewRows: 0, materialize: 'always', limits: { maxRows: 10_000_000, maxBytes: 1e12, maxDurationMs: 60_000 }, stagingDir }, { onPreview: () => undefined, onProgress: () => undefined, onStopper: () => undefined });
       return { staging, parts: result.parts!, columns: result.columns, rowCount: result.rows, coverage: 'COMPLETE', boundedBy: null, sql: text, datasource: 'default' };
     },
     async close() {
-      await sql.end({ timeout: 2 });
+      await client.end();
       await database.stop();
       duck.closeSync();
       instance.closeSync();
