@@ -16,6 +16,7 @@ import { rowJsonExpression } from '../../columns/value-encoding.ts';
 import { buildAggregateStatement } from '../aggregate-sql.ts';
 import type { PartLease, PartRef } from '../bytes/byte-store.ts';
 import type { ArtifactRecord, BlobRecord } from '../catalog/catalog.ts';
+import type { BoundValue } from '../filter-values.ts';
 import { fileStream } from '../file-stream.ts';
 import { buildReadStatement, type PartFile } from '../read-sql.ts';
 import type { AggregateRequest, AggregateResult, ArtifactMeta, Download, DownloadFormat, ReadPage, ReadRequest } from '../types.ts';
@@ -52,30 +53,32 @@ async function leaseParts(ctx: StoreContext, blob: BlobRecord): Promise<{ files:
   return { files, release };
 }
 
-export async function readPage(ctx: StoreContext, principal: string, id: string, request: ReadRequest): Promise<ReadPage> {
+/** Runs a statement built over the artifact's leased parts, one row past `limit` telling whether more exist. */
+async function query(
+  ctx: StoreContext,
+  principal: string,
+  id: string,
+  limit: number,
+  build: (meta: ArtifactMeta, files: PartFile[]) => { sql: string; params: BoundValue[]; columns: { name: string; type: string }[] },
+): Promise<ReadPage> {
   const { meta, blob } = await readable(ctx, principal, id);
   const { files, release } = await leaseParts(ctx, blob);
   try {
-    const statement = buildReadStatement(meta.columns, files, request);
+    const statement = build(meta, files);
     const result = await ctx.workers.read(statement.sql, statement.params);
-    const more = result.length > request.limit;
-    return { columns: statement.columns.map((c) => ({ name: c.name, type: c.type })), rows: more ? result.slice(0, request.limit) : result, more };
+    const more = result.length > limit;
+    return { columns: statement.columns.map((c) => ({ name: c.name, type: c.type })), rows: more ? result.slice(0, limit) : result, more };
   } finally {
     release();
   }
 }
 
-export async function aggregate(ctx: StoreContext, principal: string, id: string, request: AggregateRequest): Promise<AggregateResult> {
-  const { meta, blob } = await readable(ctx, principal, id);
-  const { files, release } = await leaseParts(ctx, blob);
-  try {
-    const statement = buildAggregateStatement(meta.columns, files, request);
-    const result = await ctx.workers.read(statement.sql, statement.params);
-    const more = result.length > request.limit;
-    return { columns: statement.columns, rows: more ? result.slice(0, request.limit) : result, more };
-  } finally {
-    release();
-  }
+export function readPage(ctx: StoreContext, principal: string, id: string, request: ReadRequest): Promise<ReadPage> {
+  return query(ctx, principal, id, request.limit, (meta, files) => buildReadStatement(meta.columns, files, request));
+}
+
+export function aggregate(ctx: StoreContext, principal: string, id: string, request: AggregateRequest): Promise<AggregateResult> {
+  return query(ctx, principal, id, request.limit, (meta, files) => buildAggregateStatement(meta.columns, files, request));
 }
 
 function csvHeader(names: string[]): Uint8Array {
