@@ -70,8 +70,8 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const exportWorker: QueryWorkerData = { duckdbThreads: 1, duckdbMemoryLimit: '256MB' };
   const readWorker: QueryWorkerData = { duckdbThreads: 2, duckdbMemoryLimit: '512MB' };
   const queryPool = new WorkerPool(QUERY_WORKER, config.queryWorkers, exportWorker, 1, logger);
-  // Reads start their first worker on the first read: an idle worker is tens of MB, and
-  // a first read waiting half a second matters less than a first query doing so.
+  // The read pool's first worker starts once the server is ready, in the background: start-up
+  // does not wait for it, and the first read does not pay for loading it.
   const readPool = new WorkerPool(QUERY_WORKER, config.readWorkers, readWorker, 0, logger);
   const { store, catalog, replica } = openStore(
     { ...config, dataDir },
@@ -137,6 +137,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
         tokens.add({ token: generatedToken, principal: 'admin', roles: ['admin'] });
       }
     }
+    readPool.prestart();
     // Leftovers of exports interrupted by a crash: removed now that the server is serving.
     void store.sweepScratch().catch((e: unknown) => log(`Could not clean staged files: ${(e as Error).message}`));
     collector.start();

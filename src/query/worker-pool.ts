@@ -75,6 +75,11 @@ export class WorkerPool {
     return this.#ready;
   }
 
+  /** Starts one worker if none is alive yet, so the first task does not wait for a thread to load. */
+  prestart(): void {
+    if (this.#slots.length === 0 && !this.#closed) this.#slots.push(this.#spawn());
+  }
+
   /** Workers alive now (at most the pool's size). */
   get size(): number {
     return this.#slots.length;

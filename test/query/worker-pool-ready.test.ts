@@ -29,6 +29,21 @@ describe('WorkerPool.ready', () => {
     }
   });
 
+  it('prestart() loads a worker before any task asks for one, once', async () => {
+    const pool = new WorkerPool(QUERY_WORKER, 2, { duckdbThreads: 1, duckdbMemoryLimit: '128MB' }, 0);
+    try {
+      expect(pool.size).toBe(0);
+      pool.prestart();
+      pool.prestart();
+      expect(pool.size).toBe(1);
+      await pool.ready();
+      expect((await pool.run({ type: 'read', sql: "SELECT '[2]'", params: [] }).result).rows).toEqual([[2]]);
+      expect(pool.size).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('never resolves while every worker fails to load, and says so in the log', async () => {
     const log = capture();
     const pool = new WorkerPool(BROKEN_WORKER, 1, {}, 1, log);
