@@ -10,7 +10,8 @@ import { HTTPException } from 'hono/http-exception';
 import type { CursorCodec } from './artifacts/cursor.ts';
 import type { ArtifactStore } from './artifacts/types.ts';
 import { authenticate, type AppEnv } from './auth/middleware.ts';
-import { rateLimit } from './auth/rate-limit.ts';
+import { limitRate } from './auth/shared-rate-limit.ts';
+import type { SharedRateCounts } from './auth/shared-rate-counts.ts';
 import type { TokenDirectory } from './auth/principals.ts';
 import type { DatasourceRegistry } from './datasources/registry.ts';
 import { SluiceError, toSluiceError } from './errors.ts';
@@ -48,6 +49,8 @@ export interface AppDeps {
   aiToolMaxChars: number;
   mcpMaxChars: number;
   rateLimitPerMinute: number;
+  /** Replicas on one catalog count requests together; null in one process. */
+  sharedRateCounts?: SharedRateCounts | null;
   /** Whether the server can serve queries now, and what it is waiting for when not. */
   readiness: () => Promise<Readiness>;
   version: string;
@@ -93,9 +96,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       },
     }),
   );
-  app.use('/api/*', authenticate(deps.tokens), rateLimit(deps.rateLimitPerMinute));
+  app.use('/api/*', authenticate(deps.tokens), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'api'));
   app.use('/mcp', bodyLimit({ maxSize: deps.bodyLimitBytes, onError: () => { throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`); } }));
-  app.use('/mcp', authenticate(deps.tokens), rateLimit(deps.rateLimitPerMinute));
+  app.use('/mcp', authenticate(deps.tokens), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'mcp'));
   app.openAPIRegistry.registerComponent('securitySchemes', 'token', { type: 'apiKey', in: 'header', name: 'X-Token' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 

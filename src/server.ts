@@ -24,7 +24,8 @@ import { createLlm } from './ai/llm.ts';
 import { SemanticCatalog } from './semantic/catalog.ts';
 import { loadModels } from './semantic/load-models.ts';
 import { SemanticService } from './semantic/semantic-service.ts';
-import { VisualizationStore } from './semantic/visualization-store.ts';
+import { catalogVisualizations, localVisualizations } from './semantic/visualization-store.ts';
+import { SharedRateCounts } from './auth/shared-rate-counts.ts';
 import { Collector } from './artifacts/collector.ts';
 import { VERSION } from './version.ts';
 import { consoleLogger, type Logger } from './logger.ts';
@@ -87,7 +88,10 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const queries = new QueryService(config, registry, store, queryPool, logger, shareSecrets ? { catalog: catalog.catalog, replica } : undefined);
   const collector = new Collector(store, log);
   const semantic = new SemanticService(new SemanticCatalog(explores), queries);
-  const visualizations = new VisualizationStore(dataDir);
+  // With a shared catalog, saved charts and request counts live there too, so every replica sees the same.
+  const visualizations = shareSecrets ? catalogVisualizations(catalog.catalog) : localVisualizations(dataDir);
+  const sharedRateCounts = shareSecrets ? new SharedRateCounts(catalog.catalog, logger) : null;
+  sharedRateCounts?.start();
   let started = false;
   const app = createApp({
     tokens,
@@ -105,6 +109,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     aiToolMaxChars: config.aiToolMaxChars,
     mcpMaxChars: config.mcpMaxChars,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    sharedRateCounts,
     readiness: async () => {
       const missing: string[] = started ? [] : ['datasources and query workers'];
       missing.push(...(await store.health()));
@@ -158,12 +163,13 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
       // Running statements are cancelled on the database before the workers that run them stop.
       await queries.cancelAll();
       await server.close();
+      await sharedRateCounts?.stop();
       await Promise.allSettled([queryPool.close(), readPool.close()]);
       await registry.close();
       await readyPromise.catch(() => undefined);
       await (embedded as EmbeddedPostgres | null)?.stop();
       await store.close();
-      visualizations.close();
+      await visualizations.close();
     },
   };
 }

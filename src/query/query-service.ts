@@ -112,10 +112,11 @@ export class QueryService {
 
   async submit(principal: Principal, request: QueryRequest): Promise<QueryRecord> {
     const plan = await this.#plan(principal, request);
-    const admission = await this.#admit(principal, plan);
-    this.#submitted++;
+    // Made before admission, which with replicas records it in the catalog as it takes its slot.
     const record = new QueryRecord(`qry_${randomUUID().replaceAll('-', '')}`, principal.id, plan.origins);
     record.completeness = runningCompleteness(null, false, plan.origins);
+    const admission = await this.#admit(principal, plan, record);
+    this.#submitted++;
     this.#remember(record);
     record.done = this.#execute(record, plan, admission);
     // Other replicas can answer for it as soon as its id is handed out.
@@ -186,13 +187,30 @@ export class QueryService {
     };
   }
 
-  async #admit(principal: Principal, plan: Plan): Promise<Admission> {
-    const running = this.#running.get(principal.id) ?? 0;
+  /**
+   * The concurrency cap, then the quota. With replicas the cap is counted over all of them and the
+   * slot is taken last, once nothing else can refuse the query, so a refusal never leaves a slot taken.
+   */
+  async #admit(principal: Principal, plan: Plan, record: QueryRecord): Promise<Admission> {
+    if (this.#shared === null) this.#checkCap(principal.id, this.#running.get(principal.id) ?? 0);
+    const admission = await this.#quotaOf(principal, plan);
+    if (this.#shared !== null) {
+      const shared = await this.#shared.admit(record, this.#config.maxConcurrentQueries);
+      // The catalog could not be asked: this replica's own count is all there is to go by.
+      if (!shared?.admitted) this.#checkCap(principal.id, shared?.running ?? this.#running.get(principal.id) ?? 0);
+    }
+    return admission;
+  }
+
+  #checkCap(principal: string, running: number): void {
     if (running >= this.#config.maxConcurrentQueries) {
-      throw new SluiceError('RATE_LIMITED', `${principal.id} already has ${running} queries running (the limit is ${this.#config.maxConcurrentQueries}); wait for one to finish or cancel one.`, {
+      throw new SluiceError('RATE_LIMITED', `${principal} already has ${running} queries running (the limit is ${this.#config.maxConcurrentQueries}); wait for one to finish or cancel one.`, {
         retryAfterSeconds: 1,
       });
     }
+  }
+
+  async #quotaOf(principal: Principal, plan: Plan): Promise<Admission> {
     if (plan.materialize === 'never') return { overQuota: false, usage: null, storeDown: null };
     try {
       // Already at the quota: fetch only the preview, and say why there is no artifact.

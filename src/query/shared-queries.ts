@@ -9,7 +9,7 @@
  */
 import { fromErrorData, SluiceError, type ErrorData } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { Catalog, SharedQueryState } from '../artifacts/catalog/catalog.ts';
+import type { Catalog, QueryAdmission, SharedQuery, SharedQueryState } from '../artifacts/catalog/catalog.ts';
 import type { QueryRecord } from './query-record.ts';
 import type { QueryData } from './query-types.ts';
 import { queryData, querySummary, type QueryAnswer } from './query-view.ts';
@@ -19,7 +19,7 @@ const CANCEL_POLL_MS = 500;
 const REMOTE_POLL_MS = 250;
 /** A running query is written at least this often, progress or not, so a silent one is known to be alive. */
 const HEARTBEAT_MS = 10_000;
-/** Several heartbeats missed: the replica running the query is gone. */
+/** Several heartbeats missed: the replica running the query is gone (and its queries hold no slot of the cap). */
 const OWNER_LOST_MS = 6 * HEARTBEAT_MS;
 
 export class SharedQueries {
@@ -28,6 +28,7 @@ export class SharedQueries {
   readonly #log: Logger;
   readonly #local: (id: string) => QueryRecord | undefined;
   #timer: ReturnType<typeof setInterval> | null = null;
+  #admitFallback = false;
 
   constructor(catalog: Catalog, replica: string, log: Logger, local: (id: string) => QueryRecord | undefined) {
     this.#catalog = catalog;
@@ -92,11 +93,32 @@ export class SharedQueries {
     return this.poll(principal, id, waitMs);
   }
 
-  async #write(record: QueryRecord): Promise<void> {
+  /**
+   * Records a new query RUNNING if its principal has fewer than `cap` queries running on all replicas
+   * together; null when the catalog cannot be asked (said once in the log, until it answers again).
+   */
+  async admit(record: QueryRecord, cap: number): Promise<QueryAdmission | null> {
+    try {
+      const admission = await this.#catalog.admitQuery(this.#shared(record), cap, new Date(Date.now() - OWNER_LOST_MS));
+      if (this.#admitFallback) this.#log.info('The concurrent-query cap counts across replicas again: the catalog answers.');
+      this.#admitFallback = false;
+      return admission;
+    } catch (e) {
+      if (!this.#admitFallback) this.#log.error('The concurrent-query cap counts in this replica only until the catalog answers again:', e);
+      this.#admitFallback = true;
+      return null;
+    }
+  }
+
+  #shared(record: QueryRecord): SharedQuery {
     const data = queryData(record);
     const error: ErrorData | null = record.error === null ? null : { code: record.error.code, message: record.error.message, ...(record.error.details ? { details: record.error.details } : {}), ...(record.error.statusOverride ? { status: record.error.statusOverride } : {}) };
+    return { id: record.id, principal: record.principal, replica: this.#replica, state: record.state, data, error };
+  }
+
+  async #write(record: QueryRecord): Promise<void> {
     try {
-      await this.#catalog.putQuery({ id: record.id, principal: record.principal, replica: this.#replica, state: record.state, data, error });
+      await this.#catalog.putQuery(this.#shared(record));
     } catch (e) {
       // The query goes on; other replicas see its last published state until the catalog answers again.
       this.#log.error(`query ${record.id}: its state could not be shared through the catalog:`, e);

@@ -1,12 +1,16 @@
 /**
  * Saved visualizations: the intent (never compiled SQL, so a chart follows
- * model changes) and the chart config, per principal, in a small SQLite file
- * in the data dir, so they outlive restarts.
+ * model changes) and the chart config, per principal. One process keeps
+ * them in a small SQLite file in the data dir, as it always has, so charts
+ * saved before stay readable with no copy step; replicas on one catalog
+ * keep them in the catalog, so a chart saved through one replica is read
+ * and rendered through every other.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import type { Catalog, StoredVisualization } from '../artifacts/catalog/catalog.ts';
 import { SluiceError } from '../errors.ts';
-import { openSqlite, type SqliteDatabase } from '../runtime/sqlite.ts';
+import { openSqlite } from '../runtime/sqlite.ts';
 import type { ChartConfig } from './chart-spec.ts';
 
 export interface SavedVisualization {
@@ -18,6 +22,36 @@ export interface SavedVisualization {
   createdAt: string;
 }
 
+export interface VisualizationStore {
+  save(principal: string, title: string | undefined, intent: unknown, chart: ChartConfig): Promise<SavedVisualization>;
+  /** NOT_FOUND for an id this principal never saved, another principal's included. */
+  get(principal: string, id: string): Promise<SavedVisualization>;
+  close(): Promise<void>;
+}
+
+/** Where the saved rows live: the two stores differ only in this. */
+interface VisualizationRows {
+  insert(saved: StoredVisualization): Promise<void>;
+  find(principal: string, id: string): Promise<StoredVisualization | undefined>;
+  close(): Promise<void>;
+}
+
+function storeOver(rows: VisualizationRows): VisualizationStore {
+  return {
+    async save(principal, title, intent, chart) {
+      const saved = { id: `viz_${randomUUID().replaceAll('-', '')}`, principal, title: title ?? null, intent, chart, createdAt: new Date().toISOString() };
+      await rows.insert(saved);
+      return saved;
+    },
+    async get(principal, id) {
+      const found = await rows.find(principal, id);
+      if (found === undefined) throw new SluiceError('NOT_FOUND', `No visualization "${id}" exists for this caller.`);
+      return { ...found, chart: found.chart as ChartConfig };
+    },
+    close: () => rows.close(),
+  };
+}
+
 interface Row {
   id: string;
   principal: string;
@@ -27,28 +61,26 @@ interface Row {
   created_at: string;
 }
 
-export class VisualizationStore {
-  readonly #db: SqliteDatabase;
+/** The single-process default: `visualizations.sqlite` in the data dir. */
+export function localVisualizations(dataDir: string): VisualizationStore {
+  const db = openSqlite(join(dataDir, 'visualizations.sqlite'));
+  db.exec(`CREATE TABLE IF NOT EXISTS visualizations (
+    id TEXT PRIMARY KEY, principal TEXT NOT NULL, title TEXT, intent TEXT NOT NULL, chart TEXT NOT NULL, created_at TEXT NOT NULL)`);
+  return storeOver({
+    insert: async (v) => void db.prepare('INSERT INTO visualizations (id, principal, title, intent, chart, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(v.id, v.principal, v.title, JSON.stringify(v.intent), JSON.stringify(v.chart), v.createdAt),
+    find: async (principal, id) => {
+      const row = db.prepare('SELECT * FROM visualizations WHERE id = ? AND principal = ?').get<Row>(id, principal);
+      return row === undefined ? undefined : { id: row.id, principal: row.principal, title: row.title, intent: JSON.parse(row.intent) as unknown, chart: JSON.parse(row.chart) as unknown, createdAt: row.created_at };
+    },
+    close: async () => db.close(),
+  });
+}
 
-  constructor(dataDir: string) {
-    this.#db = openSqlite(join(dataDir, 'visualizations.sqlite'));
-    this.#db.exec(`CREATE TABLE IF NOT EXISTS visualizations (
-      id TEXT PRIMARY KEY, principal TEXT NOT NULL, title TEXT, intent TEXT NOT NULL, chart TEXT NOT NULL, created_at TEXT NOT NULL)`);
-  }
-
-  save(principal: string, title: string | undefined, intent: unknown, chart: ChartConfig): SavedVisualization {
-    const saved = { id: `viz_${randomUUID().replaceAll('-', '')}`, principal, title: title ?? null, intent, chart, createdAt: new Date().toISOString() };
-    this.#db.prepare('INSERT INTO visualizations (id, principal, title, intent, chart, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(saved.id, principal, saved.title, JSON.stringify(intent), JSON.stringify(chart), saved.createdAt);
-    return saved;
-  }
-
-  get(principal: string, id: string): SavedVisualization {
-    const row = this.#db.prepare('SELECT * FROM visualizations WHERE id = ? AND principal = ?').get<Row>(id, principal);
-    if (row === undefined) throw new SluiceError('NOT_FOUND', `No visualization "${id}" exists for this caller.`);
-    return { id: row.id, principal: row.principal, title: row.title, intent: JSON.parse(row.intent), chart: JSON.parse(row.chart) as ChartConfig, createdAt: row.created_at };
-  }
-
-  close(): void {
-    this.#db.close();
-  }
+/** Replicas: the shared catalog, which the store closes (not this). */
+export function catalogVisualizations(catalog: Catalog): VisualizationStore {
+  return storeOver({
+    insert: (v) => catalog.saveVisualization(v),
+    find: (principal, id) => catalog.findVisualization(principal, id),
+    close: async () => undefined,
+  });
 }

@@ -114,7 +114,7 @@ export const generateVisualizationTool = defineTool({
     // Built once here so an invalid chart is refused before anything is saved.
     chartSpec(input.chart, run.data.fields, run.data.preview.columns, run.data.preview.rows, input.title);
     if (ctx.visualizations === null) throw new BadArgumentsError('This server keeps no visualizations.');
-    const saved = ctx.visualizations.save(ctx.principal.id, input.title, input.intent, input.chart);
+    const saved = await ctx.visualizations.save(ctx.principal.id, input.title, input.intent, input.chart);
     return { id: saved.id, render: `/api/semantic/visualizations/${saved.id}/render.svg`, rows: run.data.preview.rows.length };
   },
 });

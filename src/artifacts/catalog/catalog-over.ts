@@ -4,11 +4,14 @@
  * function applied to their port, so they behave alike by construction.
  */
 import type { Catalog, CatalogOptions } from './catalog.ts';
+import { admitQuery } from './catalog-admission.ts';
 import { commitArtifact } from './catalog-commit.ts';
 import { dropBlob, expireRound, purgeTombstones, unreferencedBlobs } from './catalog-collection.ts';
 import { releaseLease, renewLease, sharedSecret, tryLease } from './catalog-leases.ts';
 import type { CatalogPort } from './catalog-port.ts';
 import { cancelRequestsFor, findQuery, purgeQueries, putQuery, requestCancel } from './catalog-queries.ts';
+import { countRequests, purgeRequestCounts } from './catalog-request-counts.ts';
+import { findVisualization, saveVisualization } from './catalog-visualizations.ts';
 import { blobByHash, findArtifact, listArtifacts, usageOf } from './catalog-reads.ts';
 import { copySession, deleteArtifact, retireSession } from './catalog-sessions.ts';
 
@@ -39,6 +42,11 @@ export function catalogOver(port: CatalogPort, options: CatalogOptions): Catalog
     requestCancel: (principal, id) => requestCancel(port, principal, id),
     cancelRequestsFor: (replica) => cancelRequestsFor(port, replica),
     purgeQueries: (olderThan, limit) => purgeQueries(port, olderThan, limit),
+    admitQuery: (query, cap, aliveSince) => admitQuery(port, now(), query, cap, aliveSince),
+    countRequests: (added, principals, since) => countRequests(port, added, principals, since),
+    purgeRequestCounts: (olderThan, limit) => purgeRequestCounts(port, olderThan, limit),
+    saveVisualization: (saved) => saveVisualization(port, saved),
+    findVisualization: (principal, id) => findVisualization(port, principal, id),
     close: () => port.close(),
   };
 }

@@ -16,9 +16,15 @@
 import type { PlannedColumn } from '../../columns/column-plan.ts';
 import type { ArtifactMeta, Coverage, Owner, ParquetPart, SessionCopyResult, SessionRelease, Usage } from '../types.ts';
 import type { Cap } from '../../vocabulary.ts';
+import type { QueryAdmission } from './catalog-admission.ts';
 import type { SharedQuery, SharedQueryState } from './catalog-queries.ts';
+import type { RequestCount } from './catalog-request-counts.ts';
+import type { StoredVisualization } from './catalog-visualizations.ts';
 
+export type { QueryAdmission } from './catalog-admission.ts';
 export type { SharedQuery, SharedQueryState } from './catalog-queries.ts';
+export type { RequestCount } from './catalog-request-counts.ts';
+export type { StoredVisualization } from './catalog-visualizations.ts';
 
 /** The content of an artifact as the byte layer stored it. */
 export interface BlobRecord {
@@ -123,6 +129,17 @@ export interface Catalog {
   /** Running queries of a replica whose cancel was asked for elsewhere. */
   cancelRequestsFor(replica: string): Promise<string[]>;
   purgeQueries(olderThan: Date, limit: number): Promise<RoundResult>;
+  /**
+   * Records `query` (RUNNING) unless its principal already has `cap` running queries written since
+   * `aliveSince`, on any replica; the check and the record are one transaction under the principal's lock.
+   */
+  admitQuery(query: SharedQuery, cap: number, aliveSince: Date): Promise<QueryAdmission>;
+  /** Adds request counts, then answers every count of `principals` in windows from `since` on. */
+  countRequests(added: RequestCount[], principals: string[], since: Date): Promise<RequestCount[]>;
+  purgeRequestCounts(olderThan: Date, limit: number): Promise<RoundResult>;
+  saveVisualization(saved: StoredVisualization): Promise<void>;
+  /** Undefined for an id this principal never saved. */
+  findVisualization(principal: string, id: string): Promise<StoredVisualization | undefined>;
   close(): Promise<void>;
 }
 

@@ -55,6 +55,18 @@ export const PG_MIGRATIONS: PgMigration[] = [
       'CREATE INDEX queries_updated ON queries (updated_at)',
     ],
   },
+  {
+    version: 4,
+    name: 'request counts, query admission and saved visualizations shared by replicas',
+    statements: [
+      `CREATE TABLE request_counts (scope text NOT NULL, principal text NOT NULL, window_start timestamptz NOT NULL, requests bigint NOT NULL,
+        PRIMARY KEY (scope, principal, window_start))`,
+      'CREATE INDEX request_counts_window ON request_counts (window_start)',
+      `CREATE INDEX queries_running ON queries (principal) WHERE state = 'RUNNING'`,
+      `CREATE TABLE visualizations (id text PRIMARY KEY, principal text NOT NULL, title text, intent text NOT NULL, chart text NOT NULL,
+        created_at timestamptz NOT NULL)`,
+    ],
+  },
 ];
 
 export function quoteSchema(schema: string): string {

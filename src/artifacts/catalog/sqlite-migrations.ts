@@ -39,6 +39,18 @@ CREATE INDEX queries_cancels ON queries (replica) WHERE state = 'RUNNING' AND ca
 CREATE INDEX queries_updated ON queries (updated_at);
 `,
   },
+  {
+    version: 4,
+    name: 'request counts, query admission and saved visualizations shared by replicas',
+    sql: `
+CREATE TABLE request_counts (scope TEXT NOT NULL, principal TEXT NOT NULL, window_start TEXT NOT NULL, requests INTEGER NOT NULL,
+  PRIMARY KEY (scope, principal, window_start));
+CREATE INDEX request_counts_window ON request_counts (window_start);
+CREATE INDEX queries_running ON queries (principal) WHERE state = 'RUNNING';
+CREATE TABLE visualizations (id TEXT PRIMARY KEY, principal TEXT NOT NULL, title TEXT, intent TEXT NOT NULL, chart TEXT NOT NULL,
+  created_at TEXT NOT NULL);
+`,
+  },
 ];
 
 export function migrateSqlite(db: SqliteDatabase, now: Date): void {

@@ -39,20 +39,20 @@ export function registerSemanticRoutes(app: OpenAPIHono<AppEnv>, semantic: Seman
     const intent = body.intent as SemanticIntentT;
     const run = await semantic.run(principal, intent, { previewRows: CHART_ROWS, materialize: 'auto' });
     const spec = chartSpec(body.chart, run.data.fields, run.data.preview.columns, run.data.preview.rows, body.title);
-    const saved = visualizations.save(principal.id, body.title, intent, body.chart);
+    const saved = await visualizations.save(principal.id, body.title, intent, body.chart);
     const artifactId = run.data.artifact?.decision === 'CREATED' ? (run.data.artifact.id ?? null) : null;
     return c.json(ok(`Saved ${saved.id}: ${run.summary}`, { id: saved.id, title: saved.title, intent, chart: body.chart, spec, artifactId, fields: run.data.fields }), 200);
   });
 
-  app.openapi(getVizRoute, (c) => {
+  app.openapi(getVizRoute, async (c) => {
     const principal = requireRole(c, 'analyst');
-    const saved = visualizations.get(principal.id, c.req.valid('param').id);
+    const saved = await visualizations.get(principal.id, c.req.valid('param').id);
     return c.json(ok('Visualization.', { id: saved.id, title: saved.title, intent: saved.intent, chart: saved.chart, createdAt: saved.createdAt }), 200);
   });
 
   app.openapi(renderRoute, async (c) => {
     const principal = requireRole(c, 'analyst');
-    const saved = visualizations.get(principal.id, c.req.valid('param').id);
+    const saved = await visualizations.get(principal.id, c.req.valid('param').id);
     const parsed = SemanticIntent.safeParse(normalizeIntent(saved.intent));
     if (!parsed.success) throw new SluiceError('SEMANTIC_VALIDATION_ERROR', 'The saved intent no longer fits the intent format.');
     const run = await semantic.run(principal, parsed.data, { previewRows: CHART_ROWS, materialize: 'never' });

@@ -272,5 +272,52 @@ export function testCatalog(name: string, factory: CatalogFactory): void {
       expect(await catalog.sharedSecret('other', make('o'))).toBe('o');
       await expect(catalog.ping()).resolves.toBeUndefined();
     });
+
+    it('admits queries up to the cap of running ones per principal, racing admissions included, and forgets silent ones', async () => {
+      const clock = new Clock();
+      const catalog = await fresh(clock);
+      const query = (id: string, principal = 'alice') => ({ id, principal, replica: 'r1', state: 'RUNNING' as const, data: { queryId: id }, error: null });
+      const alive = () => new Date(clock.current.getTime() - 60_000);
+      const racing = await Promise.all(['q1', 'q2', 'q3', 'q4', 'q5'].map((id) => catalog.admitQuery(query(id), 2, alive())));
+      expect(racing.filter((a) => a.admitted)).toHaveLength(2);
+      expect(racing.filter((a) => !a.admitted)).toEqual([{ admitted: false, running: 2 }, { admitted: false, running: 2 }, { admitted: false, running: 2 }]);
+      const admittedIds = ['q1', 'q2', 'q3', 'q4', 'q5'].filter((_, i) => racing[i]!.admitted);
+      expect((await catalog.findQuery('alice', admittedIds[0]!))?.state).toBe('RUNNING');
+      expect(await catalog.admitQuery(query('b1', 'bob'), 2, alive())).toEqual({ admitted: true });
+      expect(await catalog.admitQuery(query(HOSTILE, HOSTILE), 1, alive())).toEqual({ admitted: true });
+      await catalog.putQuery({ ...query(admittedIds[0]!), state: 'SUCCEEDED' });
+      expect(await catalog.admitQuery(query('q6'), 2, alive())).toEqual({ admitted: true });
+      expect(await catalog.admitQuery(query('q7'), 2, alive())).toEqual({ admitted: false, running: 2 });
+      // The replica running them stopped writing: past the watermark they hold no slot.
+      clock.advance(60_001);
+      expect(await catalog.admitQuery(query('q7'), 2, alive())).toEqual({ admitted: true });
+    });
+
+    it('adds request counts from racing replicas exactly and answers the totals of the watched principals', async () => {
+      const clock = new Clock();
+      const catalog = await fresh(clock);
+      const w0 = T0;
+      const w1 = new Date(T0.getTime() + 60_000);
+      const add = (principal: string, windowStart: Date, requests: number, scope = 'api') => ({ scope, principal, windowStart, requests });
+      await Promise.all(Array.from({ length: 6 }, () => catalog.countRequests([add('alice', w0, 2), add('bob', w0, 1)], [], w0)));
+      const totals = await catalog.countRequests([add('alice', w1, 3), add('alice', w1, 1, 'mcp'), add(HOSTILE, w1, 1)], ['alice', HOSTILE], w0);
+      const sorted = [...totals].sort((a, b) => a.windowStart.getTime() - b.windowStart.getTime() || a.scope.localeCompare(b.scope) || a.principal.localeCompare(b.principal));
+      expect(sorted).toEqual([add('alice', w0, 12), add(HOSTILE, w1, 1), add('alice', w1, 3), add('alice', w1, 1, 'mcp')].sort((a, b) => a.windowStart.getTime() - b.windowStart.getTime() || a.scope.localeCompare(b.scope) || a.principal.localeCompare(b.principal)));
+      expect(await catalog.countRequests([], ['bob'], w1)).toEqual([]);
+      expect(await catalog.purgeRequestCounts(w1, 1)).toEqual({ count: 1, more: true });
+      expect(await catalog.purgeRequestCounts(w1, 10)).toEqual({ count: 1, more: false });
+      expect(await catalog.countRequests([], ['alice', 'bob'], w0)).toHaveLength(2);
+    });
+
+    it('keeps a saved visualization for its principal only', async () => {
+      const catalog = await fresh(new Clock());
+      const saved = { id: 'viz_1', principal: 'alice', title: 'Revenue', intent: { type: 'metric', query: { explore: 'sales' } }, chart: { type: 'bar', y: ['sales.revenue'] }, createdAt: T0.toISOString() };
+      await catalog.saveVisualization(saved);
+      await catalog.saveVisualization({ ...saved, id: 'viz_2', title: null });
+      expect(await catalog.findVisualization('alice', 'viz_1')).toEqual(saved);
+      expect((await catalog.findVisualization('alice', 'viz_2'))?.title).toBeNull();
+      for (const other of ['bob', HOSTILE]) expect(await catalog.findVisualization(other, 'viz_1')).toBeUndefined();
+      expect(await catalog.findVisualization('alice', 'viz_missing')).toBeUndefined();
+    });
   });
 }
