@@ -47,6 +47,7 @@ export function catalogOver(port: CatalogPort, options: CatalogOptions): Catalog
     purgeRequestCounts: (olderThan, limit) => purgeRequestCounts(port, olderThan, limit),
     saveVisualization: (saved) => saveVisualization(port, saved),
     findVisualization: (principal, id) => findVisualization(port, principal, id),
+    maintain: () => port.maintain(),
     close: () => port.close(),
   };
 }

@@ -21,6 +21,8 @@ export interface CatalogPort {
   transaction<T>(fn: (tx: CatalogTx) => Promise<T>): Promise<T>;
   /** A statement outside any transaction (reads that need no lock). */
   read<T>(sql: string, params?: Param[]): Promise<T[]>;
+  /** The database's own upkeep, one bounded step (PostgreSQL's autovacuum needs none from us). */
+  maintain(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -129,6 +129,8 @@ export interface Catalog {
   /** Running queries of a replica whose cancel was asked for elsewhere. */
   cancelRequestsFor(replica: string): Promise<string[]>;
   purgeQueries(olderThan: Date, limit: number): Promise<RoundResult>;
+  /** One bounded step of the database's own upkeep (SQLite: checkpoint and incremental vacuum). */
+  maintain(): Promise<void>;
   /**
    * Records `query` (RUNNING) unless its principal already has `cap` running queries written since
    * `aliveSince`, on any replica; the check and the record are one transaction under the principal's lock.

@@ -66,6 +66,8 @@ function pgPort(sql: Sql): CatalogPort {
         }
       }),
     read: (text, params) => guarded(() => txOver(sql).all(text, params)),
+    // PostgreSQL's autovacuum keeps the tables; nothing to do here.
+    maintain: async () => undefined,
     close: () => guarded(() => sql.end({ timeout: 5 })),
   };
 }

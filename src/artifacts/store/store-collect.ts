@@ -65,6 +65,7 @@ export function collector(ctx: StoreContext) {
     // Queries are answered for an hour after they end, as on a single replica.
     await ctx.catalog.purgeQueries(new Date(now - QUERY_RETENTION_MS), limits.maxBlobs);
     const orphans = await sweepOrphans();
+    await ctx.catalog.maintain();
     return {
       ran: true,
       expired: expired.count,

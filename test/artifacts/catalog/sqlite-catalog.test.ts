@@ -65,6 +65,36 @@ describe('SQLite catalog', () => {
     await reopened.close();
   });
 
+  it('keeps its file small: a new file vacuums incrementally, an older one is switched once, and freed pages go back', async () => {
+    const pragma = (file: string, name: string) => {
+      const db = openSqlite(file);
+      const value = Object.values(db.prepare(`PRAGMA ${name}`).all<Record<string, number>>()[0]!)[0];
+      db.close();
+      return value;
+    };
+    const fresh = freshFile();
+    const catalog = openSqliteCatalog({ file: fresh, ...QUOTAS });
+    for (let i = 0; i < 300; i++) await catalog.commit(commitRequest({ content: `c${i}`, sql: `select ${i} -- ${'x'.repeat(2000)}` }));
+    expect(pragma(fresh, 'auto_vacuum')).toBe(2);
+    await catalog.retireSession('alice', 'default');
+    await catalog.purgeTombstones(new Date('2100-01-01T00:00:00Z'), 1000);
+    await catalog.maintain();
+    expect(pragma(fresh, 'freelist_count')).toBe(0);
+    await catalog.close();
+
+    const older = freshFile();
+    const db = openSqlite(older);
+    db.exec(CATALOG_SCHEMA);
+    db.close();
+    const adopted = openSqliteCatalog({ file: older, ...QUOTAS });
+    expect(pragma(older, 'auto_vacuum')).toBe(0);
+    await adopted.commit(commitRequest({ content: 'kept' }));
+    await adopted.maintain();
+    expect(pragma(older, 'auto_vacuum')).toBe(2);
+    expect((await adopted.usage('alice')).principal.artifacts).toBe(1);
+    await adopted.close();
+  });
+
   it('keeps commits issued at once in this process from overshooting a quota', async () => {
     const catalog = openSqliteCatalog({ file: freshFile(), principalQuotaBytes: 150, workspaceQuotaBytes: 1e12 });
     const outcomes = await Promise.all(['a', 'b', 'c'].map((content) => catalog.commit(commitRequest({ content, size: 100 }))));
