@@ -1,9 +1,11 @@
 /**
- * Two replicas on one PostgreSQL catalog and one bucket answer artifact
- * requests for each other: an artifact created through one is described,
- * paged (a cursor signed by one is accepted by the other), listed, copied
- * and deleted through the other, with the same generated admin token,
- * though each replica has its own data dir and so its own local secrets.
+ * Three replicas on one PostgreSQL catalog and one bucket, started together
+ * on an empty catalog, answer for each other, each step of a client sent to
+ * another replica: an artifact created through one is described, paged (a
+ * cursor signed by one is accepted by the next), listed, copied and deleted
+ * through the others; a query is polled and cancelled through replicas
+ * other than the one running it. They share one generated admin token,
+ * though each has its own data dir and so its own local secrets.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -64,8 +66,8 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'repl
     admin = postgres(PG_URL!, { max: 1, onnotice: () => undefined });
     await admin.unsafe(`CREATE DATABASE ${database}`);
     s3 = await startS3Server('sluice-replicas');
-    // Started together on an empty catalog: the migrations run once, and both agree on the secrets.
-    replicas.push(...(await Promise.all([startReplica(), startReplica()])));
+    // Started together on an empty catalog: the migrations run once, and all agree on the secrets.
+    replicas.push(...(await Promise.all([startReplica(), startReplica(), startReplica()])));
     token = replicas[0]!.sluice.generatedToken!;
   }, 120_000);
 
@@ -80,13 +82,14 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'repl
   });
 
   it('generate one admin token between them', () => {
-    const [a, b] = replicas;
+    const [a, b, c] = replicas;
     expect(a!.sluice.generatedToken).toMatch(/^slc_/);
     expect(b!.sluice.generatedToken).toBe(a!.sluice.generatedToken);
+    expect(c!.sluice.generatedToken).toBe(a!.sluice.generatedToken);
   });
 
-  it('serve an artifact created on one replica from the other: metadata, pages with a cursor from the first, list, copy, delete', async () => {
-    const [a, b] = replicas as [Replica, Replica];
+  it('serve an artifact created on one replica from the others: metadata, pages with a cursor from another, list, copy, delete', async () => {
+    const [a, b, c] = replicas as [Replica, Replica, Replica];
     const created = await a.call('/api/queries', { sql: 'SELECT g AS id, g % 3 AS grp FROM generate_series(1, 250) g ORDER BY g', materialize: 'always', previewRows: 5 });
     expect(created.status).toBe(200);
     const id = created.body.data.artifact.id as string;
@@ -99,19 +102,20 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'repl
     expect(ids).toEqual(Array.from({ length: 83 }, (_, i) => 3 * (i + 1)));
     expect(second.body.data.nextCursor).toBeNull();
 
-    expect((await b.call('/api/artifacts')).body.data.artifacts.map((x: { id: string }) => x.id)).toContain(id);
+    expect((await c.call('/api/artifacts')).body.data.artifacts.map((x: { id: string }) => x.id)).toContain(id);
     const copy = await b.call('/api/sessions/default/copy', { targetSessionId: 'elsewhere' });
     expect(copy.status).toBe(200);
     const copied = copy.body.data.mapping.find((m: { sourceArtifactId: string }) => m.sourceArtifactId === id).targetArtifactId as string;
     expect((await a.call(`/api/artifacts/${copied}`)).body.data.sessionId).toBe('elsewhere');
 
-    expect((await b.call(`/api/artifacts/${id}`, undefined, 'DELETE')).status).toBe(200);
+    expect((await c.call(`/api/artifacts/${id}`, undefined, 'DELETE')).status).toBe(200);
     expect((await a.call(`/api/artifacts/${id}`)).status).toBe(404);
+    expect((await b.call(`/api/artifacts/${id}`)).status).toBe(404);
     expect((await a.call(`/api/artifacts/${copied}/read`, { limit: 1 })).body.data.rows).toEqual([[1, 1]]);
   });
 
   it('poll a query through another replica than the one running it, and cancel it there: the backend stops', async () => {
-    const [a, b] = replicas as [Replica, Replica];
+    const [a, b, c] = replicas as [Replica, Replica, Replica];
     const quick = await a.call('/api/queries', { sql: 'SELECT g FROM generate_series(1, 500) g', waitMs: 0, previewRows: 3 });
     const polled = await b.call(`/api/queries/${quick.body.data.queryId}?waitMs=20000`);
     expect(polled.status).toBe(200);
@@ -123,7 +127,7 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'repl
     expect(slow.status).toBe(202);
     const id = slow.body.data.queryId as string;
     expect((await b.call(`/api/queries/${id}`)).status).toBe(202);
-    const cancelled = await b.call(`/api/queries/${id}/cancel`, {});
+    const cancelled = await c.call(`/api/queries/${id}/cancel`, {});
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.data).toMatchObject({ state: 'CANCELLED', artifact: { decision: 'CANCELLED' } });
     const running = await admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE ${`%${marker}%`} AND state = 'active' AND pid <> pg_backend_pid()`;
