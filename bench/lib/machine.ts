@@ -38,7 +38,7 @@ function sourceState(): string {
       return '';
     }
   };
-  const partBytes = /const PART_BYTES = ([^;]+);/.exec(read('src/export/stream-to-parts.ts'))?.[1] ?? '?';
+  const partBytes = /const PART_BYTES = ([^;]+);/.exec(read('src/worker/export/stream-to-parts.ts'))?.[1] ?? '?';
   const workers = [...read('src/server.ts').matchAll(/(\w+)\s*(?::\s*QueryWorkerData)?\s*=\s*\{\s*duckdbThreads:\s*(\d+),\s*duckdbMemoryLimit:\s*'([^']+)'/g)]
     .map((m) => `${m[1]} threads=${m[2]} memory_limit=${m[3]}`)
     .join('; ');
