@@ -135,6 +135,8 @@ export type Download =
  */
 export interface Staging {
   readonly scratchDir: string;
+  /** A part the export has finished (its file in scratchDir is final): the store may start keeping it now. */
+  stagePart(part: ParquetPart): void;
   commit(owner: Owner, staged: StagedResult, ttlSeconds: number): Promise<CommitOutcome>;
   abort(): Promise<void>;
 }

@@ -50,6 +50,8 @@ export interface ExportResult {
 export interface ExportHooks {
   onPreview(preview: PreviewData): void;
   onProgress(rowsWritten: number, bytesWritten: number): void;
+  /** A part is finished: its file is final, so the store can start uploading it while the export goes on. */
+  onPart(part: ParquetPart): void;
   /** Registers the function that stops this export; called with the reason. */
   onStopper(stop: (reason: 'cancel' | Cap) => void): void;
 }

@@ -246,6 +246,11 @@ export class QueryService {
           request: { sql: statement.sql, kind: statement.kind, params, previewRows, materialize: keep ? plan.materialize : 'never', limits, stagingDir: staging.scratchDir },
         },
         (event) => {
+          if (event.type === 'part') {
+            // Kept parts start going to the store while the export goes on.
+            if (keep) staging?.stagePart(event.part);
+            return;
+          }
           if (event.type === 'preview') {
             record.preview = { columns: event.preview.columns, rows: event.preview.rows };
             record.completeness = runningCompleteness(event.preview.rows.length, event.preview.complete, origins);

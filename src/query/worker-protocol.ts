@@ -3,6 +3,7 @@
  * sides. Plain data only: errors travel as ErrorData (code, message, details
  * and status), never as thrown objects; log lines travel as `log` messages.
  */
+import type { ParquetPart } from '../artifacts/types.ts';
 import type { ErrorData } from '../errors.ts';
 import type { ExportRequest, ExportResult, PreviewData } from './export-types.ts';
 
@@ -55,7 +56,8 @@ export type ToWorker = (Task & { taskId: number }) | { type: 'cancel'; taskId: n
 
 export type TaskEvent =
   | { type: 'preview'; preview: PreviewData }
-  | { type: 'progress'; rows: number; bytes: number };
+  | { type: 'progress'; rows: number; bytes: number }
+  | { type: 'part'; part: ParquetPart };
 
 export type FromWorker =
   /** Sent once the worker's modules (DuckDB's native addon among them) have loaded. */

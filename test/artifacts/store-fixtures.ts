@@ -33,7 +33,7 @@ export async function createFixtures(): Promise<Fixtures> {
     async stage(store, text) {
       const staging = await store.begin();
       const stagingDir = staging.scratchDir;
-      const result = await runExport(client, duck, { sql: text, kind: 'select', params: [], previewRows: 0, materialize: 'always', limits: { maxRows: 10_000_000, maxBytes: 1e12, maxDurationMs: 60_000 }, stagingDir }, { onPreview: () => undefined, onProgress: () => undefined, onStopper: () => undefined });
+      const result = await runExport(client, duck, { sql: text, kind: 'select', params: [], previewRows: 0, materialize: 'always', limits: { maxRows: 10_000_000, maxBytes: 1e12, maxDurationMs: 60_000 }, stagingDir }, { onPreview: () => undefined, onProgress: () => undefined, onPart: () => undefined, onStopper: () => undefined });
       return { staging, parts: result.parts!, columns: result.columns, rowCount: result.rows, coverage: 'COMPLETE', boundedBy: null, sql: text, datasource: 'default' };
     },
     async close() {

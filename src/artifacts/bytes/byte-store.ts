@@ -50,8 +50,8 @@ export interface LocationPage {
 
 export interface ByteStore {
   readonly capabilities: ByteStoreCapabilities;
-  /** A location for one upload of the blob whose hash is given, used by no other upload: `<hash[0..2]>/<hash>-<random hex>`. */
-  newLocation(blobHash: string): string;
+  /** A location for one upload, used by no other: chosen before the content is known, so parts can go up as they are made. */
+  newLocation(): string;
   /**
    * Stores a finished local part. The bytes are checked against the
    * reference's sha256 and size as they are read, so a wrong reference is

@@ -70,9 +70,16 @@ export function keyOrder(a: string, b: string): number {
 }
 
 /** A location no other upload will use: 128 random bits after the blob's hash. */
-export function newLocation(blobHash: string): string {
-  const random = Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `${checkAddress(blobHash).slice(0, 2)}/${blobHash}-${random}`;
+/**
+ * A location of its own for one upload: `<ab>/<64 random hex>`, the shape
+ * earlier versions gave their content directories, so one pattern checks
+ * both. It is chosen before the upload's content is known, so parts can be
+ * uploaded while the export still runs; the catalog, not the name, says
+ * which blob a location holds.
+ */
+export function newLocation(): string {
+  const id = Array.from(crypto.getRandomValues(new Uint8Array(32)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${id.slice(0, 2)}/${id}`;
 }
 
 export function checkCursor(after: string | undefined): string | undefined {

@@ -12,7 +12,7 @@ import type { CatalogPort } from './catalog-port.ts';
 import { cancelRequestsFor, findQuery, purgeQueries, putQuery, requestCancel } from './catalog-queries.ts';
 import { countRequests, purgeRequestCounts } from './catalog-request-counts.ts';
 import { findVisualization, saveVisualization } from './catalog-visualizations.ts';
-import { blobByHash, findArtifact, listArtifacts, usageOf } from './catalog-reads.ts';
+import { blobAtLocation, blobByHash, findArtifact, listArtifacts, usageOf } from './catalog-reads.ts';
 import { copySession, deleteArtifact, retireSession } from './catalog-sessions.ts';
 
 export function catalogOver(port: CatalogPort, options: CatalogOptions): Catalog {
@@ -32,6 +32,7 @@ export function catalogOver(port: CatalogPort, options: CatalogOptions): Catalog
     unreferencedBlobs: (olderThan, limit) => unreferencedBlobs(port, olderThan, limit),
     dropBlob: (hash, location) => port.transaction((tx) => dropBlob(port, tx, hash, location)),
     blob: (hash) => blobByHash(port, hash),
+    blobAtLocation: (location) => blobAtLocation(port, location),
     purgeTombstones: (olderThan, limit) => port.transaction((tx) => purgeTombstones(tx, olderThan, limit)),
     tryLease: (name, holder, ttlMs) => tryLease(port, now(), name, holder, ttlMs),
     renewLease: (name, holder, ttlMs) => renewLease(port, now(), name, holder, ttlMs),

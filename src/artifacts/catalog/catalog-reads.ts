@@ -49,6 +49,12 @@ export async function blobByHash(port: CatalogPort, hash: string): Promise<BlobR
   return rows[0] === undefined ? undefined : toBlob(rows[0]);
 }
 
+/** The blob stored at an upload location, if any: a location no blob names is an orphan upload. */
+export async function blobAtLocation(port: CatalogPort, location: string): Promise<BlobRecord | undefined> {
+  const rows = await port.read<BlobRow>('SELECT hash, location, parts, size_bytes, refs FROM blobs WHERE location = ?', [location]);
+  return rows[0] === undefined ? undefined : toBlob(rows[0]);
+}
+
 export async function usageOf(port: CatalogPort, quotas: Quotas, principal: string): Promise<Usage> {
   const mine = await port.read<{ artifacts: number | string; logical_bytes: number | string }>('SELECT artifacts, logical_bytes FROM principal_usage WHERE principal = ?', [principal]);
   const all = await port.read<{ artifacts: number | string; physical_bytes: number | string }>('SELECT artifacts, physical_bytes FROM workspace_usage WHERE id = 1');

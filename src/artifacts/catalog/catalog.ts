@@ -112,6 +112,8 @@ export interface Catalog {
   /** Forgets a blob whose bytes at `location` are gone; false when it was referenced or revived meanwhile. */
   dropBlob(hash: string, location: string): Promise<boolean>;
   blob(hash: string): Promise<BlobRecord | undefined>;
+  /** The blob whose bytes are at an upload location (locations are chosen before content is known, so this is how a sweep tells). */
+  blobAtLocation(location: string): Promise<BlobRecord | undefined>;
   /** Removes at most `limit` tombstones released before `olderThan`; their ids then answer NOT_FOUND. */
   purgeTombstones(olderThan: Date, limit: number): Promise<RoundResult>;
   /** True when `holder` now holds the lease (fresh, or renewed, or taken over after it expired). */

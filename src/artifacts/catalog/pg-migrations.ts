@@ -67,6 +67,11 @@ export const PG_MIGRATIONS: PgMigration[] = [
         created_at timestamptz NOT NULL)`,
     ],
   },
+  {
+    version: 5,
+    name: 'blobs found by location, for the sweep of uploads no blob references',
+    statements: ['CREATE INDEX blobs_location ON blobs (location)'],
+  },
 ];
 
 export function quoteSchema(schema: string): string {

@@ -51,6 +51,11 @@ CREATE TABLE visualizations (id TEXT PRIMARY KEY, principal TEXT NOT NULL, title
   created_at TEXT NOT NULL);
 `,
   },
+  {
+    version: 5,
+    name: 'blobs found by location, for the sweep of uploads no blob references',
+    sql: 'CREATE INDEX blobs_location ON blobs (location);',
+  },
 ];
 
 export function migrateSqlite(db: SqliteDatabase, now: Date): void {

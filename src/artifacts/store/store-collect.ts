@@ -33,10 +33,7 @@ export function collector(ctx: StoreContext) {
     let removed = 0;
     for (const { location, modifiedAt } of page.locations) {
       if (modifiedAt.getTime() > cutoff) continue;
-      const hash = /^[0-9a-f]{2}\/([0-9a-f]{64})/.exec(location)?.[1];
-      if (hash === undefined) continue;
-      const blob = await ctx.catalog.blob(hash);
-      if (blob?.location === location) continue;
+      if ((await ctx.catalog.blobAtLocation(location)) !== undefined) continue;
       await ctx.bytes.deleteLocation(location);
       removed++;
     }

@@ -1,8 +1,9 @@
 /**
  * Staging and commit. An export writes its parts into a scratch directory
- * of its own; commit uploads them to a location no other upload uses, then
- * records the artifact in one catalog transaction that checks and charges
- * the quotas. A crash before the catalog row leaves only an upload nobody
+ * of its own; each part goes up, to a location no other upload uses, as
+ * soon as the export has finished it (so the upload runs beside the export,
+ * not after it), and commit records the artifact in one catalog transaction
+ * that checks and charges the quotas. A crash before the catalog row leaves only an upload nobody
  * references, which the orphan sweep removes after a grace period; a crash
  * before the upload leaves a scratch directory, which the next start of
  * this process removes. Nothing half-written is ever listed or readable.
@@ -10,7 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CommitOutcome, Owner, Staging, StagedResult } from '../types.ts';
+import type { CommitOutcome, Owner, ParquetPart, Staging, StagedResult } from '../types.ts';
 import type { StoreContext } from './store-context.ts';
 
 /** Equal content, equal hash: the blob of an export is the hash of its parts' hashes, in order. */
@@ -23,19 +24,52 @@ export function blobHash(parts: { sha256: string }[]): string {
 export async function beginStaging(ctx: StoreContext): Promise<Staging> {
   const scratchDir = join(ctx.stagingRoot, randomUUID());
   await mkdir(scratchDir, { recursive: true });
+  // Chosen now, before the content is known, so parts go up while the export still runs.
+  const location = ctx.bytes.newLocation();
+  const uploaded = new Map<string, string>();
+  // One upload at a time, in the order parts were made; the first failure stops the rest and is kept for commit.
+  let uploads: Promise<void> = Promise.resolve();
+  let uploadFailure: unknown = null;
+  let touched = false;
   let settled = false;
-  const abort = async () => {
-    settled = true;
+  const upload = (part: ParquetPart) => {
+    touched = true;
+    uploads = uploads.then(async () => {
+      if (uploadFailure !== null || settled) return;
+      try {
+        await ctx.bytes.putPart({ location, name: part.name, sha256: part.sha256, bytes: part.bytes }, join(scratchDir, part.name));
+        uploaded.set(part.name, part.sha256);
+      } catch (error) {
+        uploadFailure = error;
+      }
+    });
+  };
+  const discardAll = async () => {
+    await uploads;
+    if (touched) await discard(ctx, location);
     await rm(scratchDir, { recursive: true, force: true });
   };
   return {
     scratchDir,
-    abort,
+    stagePart(part) {
+      if (!settled) upload(part);
+    },
+    async abort() {
+      settled = true;
+      await discardAll();
+    },
     async commit(owner, staged, ttlSeconds) {
       if (settled) throw new Error('This staging was already committed or aborted.');
+      // Whatever the export made but did not announce goes up now.
+      for (const part of staged.parts) if (uploaded.get(part.name) !== part.sha256) upload(part);
+      await uploads;
       settled = true;
       try {
-        return await commitStaged(ctx, scratchDir, owner, staged, ttlSeconds);
+        if (uploadFailure !== null) {
+          await discard(ctx, location);
+          throw uploadFailure;
+        }
+        return await commitUploaded(ctx, location, owner, staged, ttlSeconds);
       } finally {
         await rm(scratchDir, { recursive: true, force: true });
       }
@@ -43,28 +77,9 @@ export async function beginStaging(ctx: StoreContext): Promise<Staging> {
   };
 }
 
-async function commitStaged(ctx: StoreContext, scratchDir: string, owner: Owner, staged: StagedResult, ttlSeconds: number): Promise<CommitOutcome> {
+async function commitUploaded(ctx: StoreContext, location: string, owner: Owner, staged: StagedResult, ttlSeconds: number): Promise<CommitOutcome> {
   const hash = blobHash(staged.parts);
   const sizeBytes = staged.parts.reduce((sum, p) => sum + p.bytes, 0);
-  // A principal already past its quota is told so before anything is uploaded; the commit's own check is the one that counts.
-  const usage = (await ctx.catalog.usage(owner.principal)).principal;
-  if (usage.logicalBytes + sizeBytes > usage.quotaBytes) {
-    const repeat = await ctx.catalog.blob(hash);
-    if (repeat === undefined) {
-      return {
-        decision: 'DENIED',
-        reason: 'QUOTA_EXCEEDED',
-        message: `This artifact (${sizeBytes} bytes) would take ${owner.principal} past the quota of ${usage.quotaBytes} bytes; delete artifacts or retire a session.`,
-      };
-    }
-  }
-  const location = ctx.bytes.newLocation(hash);
-  try {
-    for (const part of staged.parts) await ctx.bytes.putPart({ location, name: part.name, sha256: part.sha256, bytes: part.bytes }, join(scratchDir, part.name));
-  } catch (error) {
-    await discard(ctx, location);
-    throw error;
-  }
   ctx.checkpoint('commit:after-upload');
   // No discard if this throws: the commit may have landed before the connection failed, and the
   // orphan sweep removes the upload later only if no blob references it.

@@ -36,7 +36,11 @@ export class PartWriter {
   #lastConversion: Promise<unknown> = Promise.resolve();
   #done: ParquetPart[] = [];
 
-  constructor(dir: string, columns: PlannedColumn[], duck: DuckDBConnection, maxPendingConversions = 2) {
+  readonly #onPart: (part: ParquetPart) => void;
+
+  /** `onPart` hears of each part as soon as its file is final, in order. */
+  constructor(dir: string, columns: PlannedColumn[], duck: DuckDBConnection, onPart: (part: ParquetPart) => void = () => undefined, maxPendingConversions = 2) {
+    this.#onPart = onPart;
     this.#dir = dir;
     this.#columns = columns;
     this.#duck = duck;
@@ -89,7 +93,11 @@ export class PartWriter {
       rmSync(csvFile, { force: true });
       return;
     }
-    const convert = () => this.#convert(csvFile, parquetFile, rows, shape);
+    const convert = async () => {
+      const part = await this.#convert(csvFile, parquetFile, rows, shape);
+      this.#onPart(part);
+      return part;
+    };
     const conversion = this.#lastConversion.then(convert, convert);
     this.#lastConversion = conversion;
     // Observed later by #settleOldest; this keeps an early failure from being "unhandled".
@@ -107,7 +115,9 @@ export class PartWriter {
       this.#open();
       closeSync(this.#fd!);
       this.#fd = null;
-      this.#done.push(await this.#convert(this.#csvFile, join(this.#dir, 'part-00000.parquet'), 0, this.#shape));
+      const empty = await this.#convert(this.#csvFile, join(this.#dir, 'part-00000.parquet'), 0, this.#shape);
+      this.#onPart(empty);
+      this.#done.push(empty);
     }
     return this.#done;
   }

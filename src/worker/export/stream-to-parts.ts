@@ -33,7 +33,7 @@ export async function streamToParts(
   const { previewRows, limits, materialize } = request;
   const rowLimit = materialize === 'never' ? previewRows : limits.maxRows;
   const rowCap: Cap = materialize === 'never' ? 'previewRows' : 'maxRows';
-  const writer = new PartWriter(request.stagingDir, columns, duck);
+  const writer = new PartWriter(request.stagingDir, columns, duck, (part) => hooks.onPart(part));
   const scanner = new CsvRecordScanner();
   let rows = 0;
   let bytes = 0;

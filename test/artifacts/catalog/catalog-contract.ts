@@ -38,6 +38,9 @@ export function testCatalog(name: string, factory: CatalogFactory): void {
       const found = await catalog.find('alice', outcome.artifact.id);
       expect(found?.meta).toEqual(outcome.artifact);
       expect(found?.blob).toEqual(commitRequest().blob);
+      // The sweep of uploads asks by location: the committed one is known, any other is not.
+      expect(await catalog.blobAtLocation(commitRequest().blob.location)).toEqual(commitRequest().blob);
+      expect(await catalog.blobAtLocation('ab/not-an-upload')).toBeUndefined();
       for (const other of ['bob', HOSTILE]) {
         expect(await catalog.find(other, outcome.artifact.id)).toBeUndefined();
         expect(await catalog.delete(other, outcome.artifact.id)).toBe(false);

@@ -7,6 +7,7 @@
  * records that fit), values with newlines, quotes and commas must survive
  * any chunking, and where parts end must not depend on the chunking.
  */
+import type { ParquetPart } from '../../../src/artifacts/types.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,13 +104,17 @@ function request(overrides: Partial<Omit<ExportRequest, 'limits'>> & { limits?: 
 
 async function run(src: RowSource, req: ExportRequest) {
   const previews: PreviewData[] = [];
+  const announced: ParquetPart[] = [];
   let stop: ((reason: 'cancel') => void) | null = null;
   const result = await streamToParts(src, duck.connection, req, COLUMNS, {
     onPreview: (p) => previews.push(p),
     onProgress: () => undefined,
+    onPart: (part) => announced.push(part),
     onStopper: (s) => (stop = s),
   });
   const parts = result.parts ?? [];
+  // Every part kept was announced as soon as it was final, in order, and nothing else was.
+  if (result.parts !== null) expect(announced).toEqual(result.parts);
   const files = parts.map((p) => quoteLiteral(join(req.stagingDir, p.name))).join(', ');
   const stored =
     parts.length === 0
@@ -208,7 +213,7 @@ describe('cancel', () => {
     });
     const req = request();
     await expect(
-      streamToParts(src, duck.connection, req, COLUMNS, { onPreview: () => undefined, onProgress: () => undefined, onStopper: (s) => (stop = s) }),
+      streamToParts(src, duck.connection, req, COLUMNS, { onPreview: () => undefined, onProgress: () => undefined, onPart: () => undefined, onStopper: (s) => (stop = s) }),
     ).rejects.toMatchObject({ code: 'QUERY_CANCELLED' });
     expect(src.cancelled).toBe(true);
   });
