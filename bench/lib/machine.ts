@@ -15,6 +15,8 @@ export interface MachineInfo {
   duckdbNodeApi: string;
   duckdb: string;
   postgresJs: string;
+  /** node-postgres, which the query worker's exports run on. */
+  pg: string;
   loadavg: string;
   /** Which code was measured: the commit, uncommitted changes, and the export/read settings read from the source. */
   source: string;
@@ -38,7 +40,7 @@ function sourceState(): string {
       return '';
     }
   };
-  const partBytes = /const PART_BYTES = ([^;]+);/.exec(read('src/export/stream-to-parts.ts'))?.[1] ?? '?';
+  const partBytes = /const PART_BYTES = ([^;]+);/.exec(read('src/worker/export/stream-to-parts.ts'))?.[1] ?? '?';
   const workers = [...read('src/server.ts').matchAll(/(\w+)\s*(?::\s*QueryWorkerData)?\s*=\s*\{\s*duckdbThreads:\s*(\d+),\s*duckdbMemoryLimit:\s*'([^']+)'/g)]
     .map((m) => `${m[1]} threads=${m[2]} memory_limit=${m[3]}`)
     .join('; ');
@@ -67,6 +69,7 @@ export async function machineInfo(): Promise<MachineInfo> {
     duckdbNodeApi: packageVersion('@duckdb/node-api'),
     duckdb: String(version),
     postgresJs: packageVersion('postgres'),
+    pg: packageVersion('pg'),
     loadavg: loadavg().map((l) => l.toFixed(2)).join(' '),
     source: sourceState(),
   };
