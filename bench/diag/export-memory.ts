@@ -2,7 +2,7 @@
  * Where the export's resident memory goes, in one process: the peak RSS
  * (VmHWM, reset between stages through /proc/self/clear_refs) of
  *   0. a Sluice server at rest, before any query (five JS isolates: the API and 2+2 workers);
- *   1. receiving the COPY stream with postgres.js and writing CSV parts (no DuckDB);
+ *   1. receiving the COPY on node-postgres (src/worker/export/copy-out.ts) and writing CSV parts (no DuckDB);
  *   2. DuckDB converting one 32 MiB CSV part to Parquet, per setting;
  *   3. a whole export through the API.
  * Each figure is the peak minus the RSS the stage started from.
@@ -15,7 +15,9 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import postgres from 'postgres';
+import pg from 'pg';
+import { CopyOut } from '../../src/worker/export/copy-out.ts';
+import { clientConfig } from '../../src/worker/export/pg-connect.ts';
 import { plannedColumns } from '../lib/describe.ts';
 import { csvToParquetSql } from '../../src/worker/export/duckdb-csv.ts';
 import { currentRss, peakRss } from '../lib/memory.ts';
@@ -37,26 +39,20 @@ async function stage(name: string, fn: () => Promise<void>): Promise<void> {
   console.log(`${name.padEnd(90)} start ${mb(start).padStart(7)}   peak ${mb(peakRss()).padStart(7)}   growth ${mb(peakRss() - start).padStart(7)}`);
 }
 
-const sql = postgres(DATABASE_URL, { max: 1, fetch_types: false, onnotice: () => undefined });
+const client = new pg.Client(clientConfig(DATABASE_URL));
+await client.connect();
 try {
-  await stage('0  bench process at rest (node, tsx, postgres.js, DuckDB bindings)', async () => undefined);
+  await stage('0  bench process at rest (node, tsx, pg, DuckDB bindings)', async () => undefined);
   const columns = await plannedColumns(select);
   let firstPart = '';
-  await stage('1  postgres.js COPY stream → 32 MiB CSV parts (writeSync)', async () => {
+  await stage('1  COPY through copy-out.ts → 32 MiB CSV parts (writeSync)', async () => {
     let part = 0;
     let bytes = 0;
     let fd = openSync(join(dir, 'p0.csv'), 'w');
     firstPart = join(dir, 'p0.csv');
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    for await (const chunk of await sql.unsafe(`COPY (${select}) TO STDOUT (FORMAT csv, FORCE_QUOTE *)`).readable()) {
-      pending.push(chunk as Buffer);
-      pendingBytes += (chunk as Buffer).length;
-      if (pendingBytes < 256 * 1024) continue;
-      writeSync(fd, Buffer.concat(pending, pendingBytes));
-      bytes += pendingBytes;
-      pending = [];
-      pendingBytes = 0;
+    for await (const { bytes: chunk } of client.query(new CopyOut(`COPY (${select}) TO STDOUT (FORMAT csv, FORCE_QUOTE *)`))) {
+      writeSync(fd, chunk);
+      bytes += chunk.length;
       if (bytes >= 32 * 1024 * 1024) {
         closeSync(fd);
         part++;
@@ -64,7 +60,6 @@ try {
         bytes = 0;
       }
     }
-    writeSync(fd, Buffer.concat(pending));
     closeSync(fd);
   });
   // Variants of the conversion statement Sluice runs (src/export/duckdb-csv.ts), changed by text.
@@ -89,7 +84,7 @@ try {
     });
   }
 } finally {
-  await sql.end({ timeout: 2 });
+  await client.end();
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -2,9 +2,10 @@
  * Where an export's time goes, stage by stage, in one process (no HTTP, no
  * worker): wall and CPU time (all threads) of
  *   1. psql COPY CSV, and COPY CSV with FORCE_QUOTE * (what Sluice asks for), to /dev/null;
- *   2. the same COPY through postgres.js .readable(): chunks discarded; + the record
- *      scanner per chunk; + batching and the scanner per batch; batching and counting chunks;
- *   3. + writeSync of each batch into 32 MiB CSV part files;
+ *   2. receiving the same COPY on node-postgres and discarding it: through pg-copy-streams
+ *      (chunks of whole socket reads; + the record scanner per chunk to count rows), and
+ *      through src/worker/export/copy-out.ts (rows counted from the CopyData messages);
+ *   3. copy-out + writeSync of each chunk into 32 MiB CSV part files;
  *   4. DuckDB read_csv → Parquet of those parts, one after another, per DuckDB setting;
  *   5. SHA-256 of the Parquet parts.
  * Stages run one after another, so their sum is what a pipeline without overlap costs.
@@ -17,11 +18,13 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import postgres from 'postgres';
-import { planColumns } from '../../src/columns/column-plan.ts';
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { CopyOut } from '../../src/worker/export/copy-out.ts';
 import { CsvRecordScanner } from '../../src/worker/export/csv-record-scanner.ts';
-import { describeQuery } from '../../src/worker/export/describe-query.ts';
 import { csvToParquetSql } from '../../src/worker/export/duckdb-csv.ts';
+import { clientConfig } from '../../src/worker/export/pg-connect.ts';
+import { plannedColumns } from '../lib/describe.ts';
 import { DATABASE_URL, exportSql } from '../lib/tables.ts';
 
 const rows = Number(process.argv[2] ?? 5_000_000);
@@ -43,84 +46,64 @@ function psql(copy: string): void {
   execSync(`psql -X -q -h 127.0.0.1 -U postgres -d test -c "${copy}" > /dev/null`);
 }
 
-const sql = postgres(DATABASE_URL, { max: 1, fetch_types: false, onnotice: () => undefined });
+const client = new pg.Client(clientConfig(DATABASE_URL));
+await client.connect();
 try {
-  const columns = planColumns((await describeQuery(sql, select, [])).columns);
+  const columns = await plannedColumns(select);
   psql(`COPY (${select}) TO STDOUT (FORMAT csv)`); // warm the page cache
   await stage('1a psql COPY csv > /dev/null', async () => psql(`COPY (${select}) TO STDOUT (FORMAT csv)`));
   await stage('1b psql COPY csv FORCE_QUOTE * > /dev/null', async () => psql(`COPY (${select}) TO STDOUT (FORMAT csv, FORCE_QUOTE *)`));
   const copyText = `COPY (${select}) TO STDOUT (FORMAT csv, FORCE_QUOTE *)`;
-  /**
-   * The COPY stream read in flowing mode ('data' events, as src/export/row-sources.ts does), so
-   * each chunk is one CopyData message. The _read(0) at the end resumes the socket postgres.js
-   * may have left paused (else the next statement on this connection waits forever).
-   */
-  async function copy(onChunk: (chunk: Buffer) => void): Promise<void> {
-    const stream = await sql.unsafe(copyText).readable();
+  /** The COPY through pg-copy-streams, each chunk (the CopyData of one socket read, framing removed) to `onChunk`. */
+  async function viaCopyStreams(text: string, onChunk: (chunk: Buffer) => void): Promise<void> {
+    const stream = client.query(copyTo(text));
     await new Promise<void>((resolve, reject) => {
       stream.on('data', onChunk);
-      stream.once('end', () => {
-        (stream as unknown as { _read(n: number): void })._read(0);
-        resolve();
-      });
+      stream.once('end', resolve);
       stream.once('error', reject);
     });
   }
-  await stage('2a postgres.js .readable(), chunks counted and discarded', async () => {
-    let chunks = 0;
-    await copy(() => chunks++);
-    // PostgreSQL sends one CopyData message per row of COPY TO, and postgres.js pushes one chunk per message.
-    console.log(`   (${chunks} 'data' chunks for ${rows} rows: ${chunks === rows ? 'one chunk per row' : 'NOT one per row'})`);
-  });
-  await stage('2b + CsvRecordScanner on every chunk', async () => {
-    const scanner = new CsvRecordScanner();
-    let records = 0;
-    await copy((chunk) => (records += scanner.scan(chunk).records));
-    if (records !== rows) throw new Error(`scanner counted ${records}`);
-  });
-  function batcher(onBatch: (batch: Buffer, chunks: number) => void): { add(chunk: Buffer): void; flush(): void } {
-    let batch: Buffer[] = [];
-    let bytes = 0;
-    return {
-      add(chunk) {
-        batch.push(chunk);
-        bytes += chunk.length;
-        if (bytes >= 256 * 1024) this.flush();
-      },
-      flush() {
-        onBatch(Buffer.concat(batch, bytes), batch.length);
-        batch = [];
-        bytes = 0;
-      },
-    };
+  /** The COPY through copy-out.ts: chunks of whole rows, counted. */
+  async function viaCopyOut(onChunk: (chunk: Uint8Array, rows: number) => void): Promise<void> {
+    for await (const chunk of client.query(new CopyOut(copyText))) onChunk(chunk.bytes, chunk.rows!);
   }
-  await stage('2c + chunks joined into ~256 kB batches, scanner per batch', async () => {
+  await stage('2a pg-copy-streams, chunks discarded', async () => {
+    let chunks = 0;
+    await viaCopyStreams(copyText, () => chunks++);
+    console.log(`   (${chunks} chunks for ${rows} rows)`);
+  });
+  await stage('2b pg-copy-streams + CsvRecordScanner per chunk', async () => {
     const scanner = new CsvRecordScanner();
     let records = 0;
-    const b = batcher((batch) => (records += scanner.scan(batch).records));
-    await copy((chunk) => b.add(chunk));
-    b.flush();
+    await viaCopyStreams(copyText, (chunk) => (records += scanner.scan(chunk).records));
     if (records !== rows) throw new Error(`scanner counted ${records}`);
   });
-  await stage('2d chunks joined into ~256 kB batches, rows = chunks (no scan)', async () => {
-    let records = 0;
-    const b = batcher((_, chunks) => (records += chunks));
-    await copy((chunk) => b.add(chunk));
-    b.flush();
-    if (records !== rows) throw new Error(`counted ${records}`);
-  });
-  const csvBytes = await stage('3  2c + writeSync of each batch into 32 MiB CSV parts', async () => {
+  await stage('2c pg-copy-streams + scanner, COPY without FORCE_QUOTE', async () => {
     const scanner = new CsvRecordScanner();
+    let records = 0;
+    await viaCopyStreams(`COPY (${select}) TO STDOUT (FORMAT csv)`, (chunk) => (records += scanner.scan(chunk).records));
+    if (records !== rows) throw new Error(`scanner counted ${records}`);
+  });
+  await stage('2d copy-out.ts, rows counted from the messages', async () => {
+    let records = 0;
+    let chunks = 0;
+    await viaCopyOut((_, n) => {
+      records += n;
+      chunks++;
+    });
+    if (records !== rows) throw new Error(`counted ${records}`);
+    console.log(`   (${chunks} chunks for ${rows} rows)`);
+  });
+  const csvBytes = await stage('3  2d + writeSync of each chunk into 32 MiB CSV parts', async () => {
     let part = 0;
     let fd = openSync(join(dir, `part-${part}.csv`), 'w');
     let partBytes = 0;
     let total = 0;
-    const b = batcher((batch) => {
-      scanner.scan(batch);
-      writeSync(fd, batch);
-      partBytes += batch.length;
-      total += batch.length;
-      // Cut at batch ends: the parts here only feed stage 4, which re-cuts them on record boundaries.
+    await viaCopyOut((chunk) => {
+      writeSync(fd, chunk);
+      partBytes += chunk.length;
+      total += chunk.length;
+      // Cut at chunk ends (whole rows): each part converts on its own.
       if (partBytes >= PART) {
         closeSync(fd);
         part++;
@@ -128,8 +111,6 @@ try {
         partBytes = 0;
       }
     });
-    await copy((chunk) => b.add(chunk));
-    b.flush();
     closeSync(fd);
     return total;
   });
@@ -163,6 +144,6 @@ try {
   });
   console.log(`   (${(parquet.reduce((s, p) => s + statSync(p).size, 0) / 1e6).toFixed(0)} MB of Parquet)`);
 } finally {
-  await sql.end({ timeout: 2 });
+  await client.end();
   rmSync(dir, { recursive: true, force: true });
 }

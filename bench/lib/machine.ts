@@ -15,6 +15,8 @@ export interface MachineInfo {
   duckdbNodeApi: string;
   duckdb: string;
   postgresJs: string;
+  /** node-postgres, which the query worker's exports run on. */
+  pg: string;
   loadavg: string;
   /** Which code was measured: the commit, uncommitted changes, and the export/read settings read from the source. */
   source: string;
@@ -67,6 +69,7 @@ export async function machineInfo(): Promise<MachineInfo> {
     duckdbNodeApi: packageVersion('@duckdb/node-api'),
     duckdb: String(version),
     postgresJs: packageVersion('postgres'),
+    pg: packageVersion('pg'),
     loadavg: loadavg().map((l) => l.toFixed(2)).join(' '),
     source: sourceState(),
   };
