@@ -9,11 +9,12 @@ import { readArtifactPage } from '../artifacts/read-page.ts';
 import { boundResult } from '../ai/tools/bound-result.ts';
 import { MODEL_ROWS } from '../ai/tools/tool-schemas.ts';
 import { SluiceError } from '../errors.ts';
-import type { McpDeps } from './mcp-server.ts';
+import type { ArtifactStore } from '../artifacts/types.ts';
+import type { CursorCodec } from '../artifacts/cursor.ts';
 
 const ARTIFACT_URI = /^sluice:\/\/artifacts\/(art_[A-Za-z0-9]+)$/;
 
-export function registerArtifactResource(server: McpServer, deps: McpDeps, principal: Principal): void {
+export function registerArtifactResource(server: McpServer, deps: { store: ArtifactStore; cursors: CursorCodec; maxChars: number }, principal: Principal): void {
   server.registerResource(
     'artifact',
     new ResourceTemplate('sluice://artifacts/{id}', { list: undefined }),

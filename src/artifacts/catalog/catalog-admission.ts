@@ -9,10 +9,8 @@
  * `aliveSince`, so a lost replica cannot hold the principal's slots forever.
  */
 import { first, type CatalogPort } from './catalog-port.ts';
-import type { SharedQuery } from './catalog-queries.ts';
+import type { QueryAdmission, SharedQuery } from './catalog.ts';
 import { num } from './catalog-rows.ts';
-
-export type QueryAdmission = { admitted: true } | { admitted: false; running: number };
 
 export async function admitQuery(port: CatalogPort, now: Date, query: SharedQuery, cap: number, aliveSince: Date): Promise<QueryAdmission> {
   return port.transaction(async (tx) => {

@@ -8,25 +8,7 @@
 import type { ErrorData } from '../../errors.ts';
 import type { QueryState } from '../../vocabulary.ts';
 import type { CatalogPort } from './catalog-port.ts';
-import type { RoundResult } from './catalog.ts';
-
-export interface SharedQuery {
-  id: string;
-  principal: string;
-  /** The replica running it. */
-  replica: string;
-  state: QueryState;
-  /** The query's `data` as the API answers it. */
-  data: unknown;
-  /** For a FAILED query: its error. */
-  error: ErrorData | null;
-}
-
-export interface SharedQueryState extends SharedQuery {
-  cancelRequested: boolean;
-  /** When the owner last wrote: a RUNNING query whose owner stopped writing has lost its replica. */
-  updatedAt: Date;
-}
+import type { RoundResult, SharedQuery, SharedQueryState } from './catalog.ts';
 
 interface QueryRow {
   id: string;

@@ -7,17 +7,9 @@
  * adding at once never deadlock.
  */
 import type { CatalogPort } from './catalog-port.ts';
-import type { RoundResult } from './catalog.ts';
+import type { RequestCount, RoundResult } from './catalog.ts';
 import { num } from './catalog-rows.ts';
 import { placeholders } from './catalog-usage.ts';
-
-export interface RequestCount {
-  /** Which limiter counted (one per route family, as each keeps its own budget). */
-  scope: string;
-  principal: string;
-  windowStart: Date;
-  requests: number;
-}
 
 interface CountRow {
   scope: string;

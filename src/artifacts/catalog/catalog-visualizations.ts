@@ -4,16 +4,8 @@
  * as the JSON the caller gave; the catalog never looks inside them.
  */
 import type { CatalogPort } from './catalog-port.ts';
+import type { StoredVisualization } from './catalog.ts';
 import { iso } from './catalog-rows.ts';
-
-export interface StoredVisualization {
-  id: string;
-  principal: string;
-  title: string | null;
-  intent: unknown;
-  chart: unknown;
-  createdAt: string;
-}
 
 interface VisualizationRow {
   id: string;

@@ -15,16 +15,9 @@
  */
 import type { PlannedColumn } from '../../columns/column-plan.ts';
 import type { ArtifactMeta, Coverage, Owner, ParquetPart, SessionCopyResult, SessionRelease, Usage } from '../types.ts';
-import type { Cap } from '../../vocabulary.ts';
-import type { QueryAdmission } from './catalog-admission.ts';
-import type { SharedQuery, SharedQueryState } from './catalog-queries.ts';
-import type { RequestCount } from './catalog-request-counts.ts';
-import type { StoredVisualization } from './catalog-visualizations.ts';
+import type { ErrorData } from '../../errors.ts';
+import type { Cap, QueryState } from '../../vocabulary.ts';
 
-export type { QueryAdmission } from './catalog-admission.ts';
-export type { SharedQuery, SharedQueryState } from './catalog-queries.ts';
-export type { RequestCount } from './catalog-request-counts.ts';
-export type { StoredVisualization } from './catalog-visualizations.ts';
 
 /** The content of an artifact as the byte layer stored it. */
 export interface BlobRecord {
@@ -88,6 +81,43 @@ export interface ListResult {
 export interface RoundResult {
   count: number;
   more: boolean;
+}
+
+export interface SharedQuery {
+  id: string;
+  principal: string;
+  /** The replica running it. */
+  replica: string;
+  state: QueryState;
+  /** The query's `data` as the API answers it. */
+  data: unknown;
+  /** For a FAILED query: its error. */
+  error: ErrorData | null;
+}
+
+export interface SharedQueryState extends SharedQuery {
+  cancelRequested: boolean;
+  /** When the owner last wrote: a RUNNING query whose owner stopped writing has lost its replica. */
+  updatedAt: Date;
+}
+
+export type QueryAdmission = { admitted: true } | { admitted: false; running: number };
+
+export interface RequestCount {
+  /** Which limiter counted (one per route family, as each keeps its own budget). */
+  scope: string;
+  principal: string;
+  windowStart: Date;
+  requests: number;
+}
+
+export interface StoredVisualization {
+  id: string;
+  principal: string;
+  title: string | null;
+  intent: unknown;
+  chart: unknown;
+  createdAt: string;
 }
 
 export interface Catalog {

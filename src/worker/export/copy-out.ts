@@ -15,7 +15,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type pg from 'pg';
-import type { SourceChunk } from './row-sources.ts';
+import type { SourceChunk } from './row-source.ts';
 
 const COPY_DATA = 0x64; // 'd'
 const COPY_DONE = 0x63; // 'c'

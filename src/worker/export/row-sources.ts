@@ -9,19 +9,9 @@
 import Cursor from 'pg-cursor';
 import type pg from 'pg';
 import { CopyOut } from './copy-out.ts';
+import type { RowSource, SourceChunk } from './row-source.ts';
 
-/** Bytes of whole CSV records, how many records they hold when the source knows, and a bound on the longest. */
-export interface SourceChunk {
-  bytes: Uint8Array;
-  rows: number | null;
-  /** No record in `bytes` is longer than this (bytes, its newline included); the CSV reader must be told. */
-  longestRow: number;
-}
-
-export interface RowSource extends AsyncIterable<SourceChunk> {
-  /** Asks the server to stop the statement; the iteration then ends with an error. */
-  cancel(): void;
-}
+export type { RowSource, SourceChunk } from './row-source.ts';
 
 const CURSOR_BATCH = 5_000;
 
