@@ -53,7 +53,9 @@ export function lazyCatalog(openCatalog: () => Promise<Catalog>, log: Logger): L
   void attempt();
 
   const catalog = new Proxy({} as Catalog, {
-    get(_target, name: keyof Catalog) {
+    get(_target, name: keyof Catalog | 'then') {
+      // Not a promise: without this, awaiting the catalog (or returning it from an async function) would call `then`.
+      if (name === 'then') return undefined;
       return (...args: unknown[]) => {
         if (current === null) return Promise.reject(unavailable());
         return (current[name] as (...a: unknown[]) => unknown)(...args);
