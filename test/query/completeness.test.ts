@@ -204,17 +204,22 @@ describe('the artifact is the database result', () => {
 });
 
 describe('identical results', () => {
-  it('give identical artifact bytes, stored once, however the stream was chunked', async () => {
-    const physical = async () => (await server.request('/api/usage')).body.data.workspace.physicalBytes as number;
+  it('give identical artifact bytes, stored once, however the stream was chunked; the same commit again is the same artifact', async () => {
+    const usage = async () => (await server.request('/api/usage')).body.data as { principal: { artifacts: number; logicalBytes: number }; workspace: { physicalBytes: number } };
     const sql = `select g, 'row ' || g as label from generate_series(1, 20000) g`;
-    const before = await physical();
+    const before = await usage();
     const first = await runQuery(server, { sql, previewRows: 5 });
-    const afterFirst = await physical();
-    const second = await runQuery(server, { sql, previewRows: 5 });
-    expect(first.body.data.artifact.id).not.toBe(second.body.data.artifact.id);
-    expect(second.body.data.artifact.sizeBytes).toBe(first.body.data.artifact.sizeBytes);
-    expect(afterFirst - before).toBe(first.body.data.artifact.sizeBytes);
-    expect(await physical()).toBe(afterFirst);
+    const afterFirst = await usage();
+    expect(afterFirst.workspace.physicalBytes - before.workspace.physicalBytes).toBe(first.body.data.artifact.sizeBytes);
+    // The same principal and session committing the same bytes again gets the existing artifact back, charged once.
+    const again = await runQuery(server, { sql, previewRows: 5 });
+    expect(again.body.data.artifact.id).toBe(first.body.data.artifact.id);
+    expect((await usage()).principal).toEqual(afterFirst.principal);
+    // Another session gets an artifact of its own, over the same stored bytes.
+    const elsewhere = await runQuery(server, { sql, previewRows: 5, sessionId: 'elsewhere' });
+    expect(elsewhere.body.data.artifact.id).not.toBe(first.body.data.artifact.id);
+    expect(elsewhere.body.data.artifact.sizeBytes).toBe(first.body.data.artifact.sizeBytes);
+    expect((await usage()).workspace.physicalBytes).toBe(afterFirst.workspace.physicalBytes);
   });
 });
 
