@@ -150,6 +150,16 @@ export function testArtifactStore(name: string, factory: DriverFactory): void {
       await store.close();
     });
 
+    it('an abort after a commit removes nothing of what was committed', async () => {
+      const store = await open(freshDir());
+      const staged = await fixtures.stage(store, OTHER_SQL);
+      const outcome = await staged.staging.commit(OWNER, staged, 3600);
+      if (outcome.decision !== 'CREATED') throw new Error('not created');
+      await staged.staging.abort();
+      expect((await store.read('alice', outcome.artifact.id, { limit: 2, offset: 0 })).rows).toEqual([['1'], ['2']]);
+      await store.close();
+    });
+
     it('copies a session by reference and retires only its own references', async () => {
       const store = await open(freshDir());
       const a = await created(store, ROWS_SQL);

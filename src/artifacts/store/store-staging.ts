@@ -55,6 +55,8 @@ export async function beginStaging(ctx: StoreContext): Promise<Staging> {
       if (!settled) upload(part);
     },
     async abort() {
+      // After a commit (whatever its outcome) the commit owns the upload: aborting then removes nothing.
+      if (settled) return;
       settled = true;
       await discardAll();
     },
