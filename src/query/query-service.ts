@@ -1,15 +1,15 @@
 /**
  * The query use-case, the one path every caller takes (the query routes, the
  * semantic layer, the agent's and MCP's tools): `run` submits a statement
- * and waits for it within a bound; `submit` is its steps, each a method of
- * its own: plan (check the statement, work out the effective limits), admit
+ * and waits for it within a bound; `submit` is its steps: plan (query-plan.ts:
+ * check the statement, work out the effective limits), admit
  * (the concurrency cap and the quota), execute (the datasource's turn, the
  * export in a worker), and decide what becomes of the artifact. Staging is
  * owned by `#execute` alone: whatever does not end in a commit is aborted
  * there. A store that cannot be reached costs the artifact, never the
  * answer: the preview still comes back, with `artifact.decision: FAILED`,
- * `reason: STORAGE_UNAVAILABLE`. Query state lives in memory for an hour after it ends; artifacts
- * are what lasts.
+ * `reason: STORAGE_UNAVAILABLE`. Query state lives in memory for an hour
+ * after it ends (and, with replicas, in the catalog); artifacts are what lasts.
  */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
@@ -17,10 +17,12 @@ import { SluiceError, toSluiceError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Principal } from '../auth/principals.ts';
 import type { ArtifactStore, Staging, Usage } from '../artifacts/types.ts';
-import type { Datasource, DatasourceRegistry } from '../datasources/registry.ts';
-import type { ExportResult, Limits, Materialize } from './export-types.ts';
-import { checkReadOnly, type CheckedStatement } from './sql-safety.ts';
-import { finalCompleteness, runningCompleteness, skippedDecision, type LimitOrigins } from './completeness.ts';
+import type { DatasourceRegistry } from '../datasources/registry.ts';
+import type { ExportResult } from './export-types.ts';
+import { finalCompleteness, runningCompleteness, skippedDecision } from './completeness.ts';
+import { planQuery, type Plan, type QueryRequest } from './query-plan.ts';
+
+export type { QueryRequest } from './query-plan.ts';
 import type { WorkerPool } from './worker-pool.ts';
 import { QueryRecord } from './query-record.ts';
 import { answerOf, type QueryAnswer } from './query-view.ts';
@@ -28,15 +30,6 @@ import { SharedQueries } from './shared-queries.ts';
 import type { Catalog } from '../artifacts/catalog/catalog.ts';
 import type { ArtifactDecision } from './query-types.ts';
 
-export interface QueryRequest {
-  datasource?: string | undefined;
-  sql: string;
-  params?: unknown[] | undefined;
-  previewRows?: number | undefined;
-  materialize?: Materialize | undefined;
-  limits?: { maxRows?: number | undefined; maxBytes?: number | undefined; maxDurationMs?: number | undefined } | undefined;
-  sessionId?: string | undefined;
-}
 
 /**
  * How long `run` waits, and what happens to a query still running then:
@@ -48,17 +41,6 @@ export interface WaitPolicy {
   onTimeout: 'continue' | 'cancel';
 }
 
-/** A checked statement with everything the export needs, before anything runs. */
-interface Plan {
-  datasource: Datasource;
-  statement: CheckedStatement;
-  params: unknown[];
-  limits: Limits;
-  origins: LimitOrigins;
-  previewRows: number;
-  materialize: Materialize;
-  owner: { principal: string; sessionId: string };
-}
 
 /** What admission found: whether the artifact can be kept at all. */
 interface Admission {
@@ -111,7 +93,7 @@ export class QueryService {
   }
 
   async submit(principal: Principal, request: QueryRequest): Promise<QueryRecord> {
-    const plan = await this.#plan(principal, request);
+    const plan = await planQuery(this.#config, this.#datasources, principal, request);
     // Made before admission, which with replicas records it in the catalog as it takes its slot.
     const record = new QueryRecord(`qry_${randomUUID().replaceAll('-', '')}`, principal.id, plan.origins);
     record.completeness = runningCompleteness(null, false, plan.origins);
@@ -153,38 +135,6 @@ export class QueryService {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([Promise.all(running.map((r) => r.settled)), new Promise((r) => (timer = setTimeout(r, ms)))]);
     clearTimeout(timer);
-  }
-
-  async #plan(principal: Principal, request: QueryRequest): Promise<Plan> {
-    const datasource = this.#datasources.get(principal, request.datasource ?? 'default');
-    const statement = await checkReadOnly(request.sql);
-    const params = request.params ?? [];
-    if (statement.paramCount > params.length) {
-      throw new SluiceError('VALIDATION_ERROR', `The statement uses $${statement.paramCount} but "params" has ${params.length} value(s).`);
-    }
-    const server = this.#config;
-    const asked = request.limits ?? {};
-    // A request can only lower the server's caps; the origin says who set the one in force.
-    const lower = (mine: number | undefined, theirs: number) => (mine !== undefined && mine < theirs ? 'request' : 'server');
-    return {
-      datasource,
-      statement,
-      params,
-      limits: {
-        maxRows: Math.min(asked.maxRows ?? Infinity, server.maxRows),
-        maxBytes: Math.min(asked.maxBytes ?? Infinity, server.maxBytes),
-        maxDurationMs: Math.min(asked.maxDurationMs ?? Infinity, server.maxDurationMs),
-      },
-      origins: {
-        previewRows: request.previewRows === undefined ? 'server' : 'request',
-        maxRows: lower(asked.maxRows, server.maxRows),
-        maxBytes: lower(asked.maxBytes, server.maxBytes),
-        maxDuration: lower(asked.maxDurationMs, server.maxDurationMs),
-      },
-      previewRows: request.previewRows ?? server.previewRows,
-      materialize: request.materialize ?? 'auto',
-      owner: { principal: principal.id, sessionId: request.sessionId ?? 'default' },
-    };
   }
 
   /**

@@ -1,0 +1,67 @@
+/**
+ * The first step of a query: the statement checked (read-only, its
+ * parameters given), the datasource the caller may use, and the limits in
+ * force, each with who set it: a request can only lower the server's caps.
+ * Nothing runs and nothing is counted until a plan exists.
+ */
+import type { Config } from '../config.ts';
+import { SluiceError } from '../errors.ts';
+import type { Principal } from '../auth/principals.ts';
+import type { Datasource, DatasourceRegistry } from '../datasources/registry.ts';
+import type { LimitOrigins } from './completeness.ts';
+import type { Limits, Materialize } from './export-types.ts';
+import { checkReadOnly, type CheckedStatement } from './sql-safety.ts';
+
+export interface QueryRequest {
+  datasource?: string | undefined;
+  sql: string;
+  params?: unknown[] | undefined;
+  previewRows?: number | undefined;
+  materialize?: Materialize | undefined;
+  limits?: { maxRows?: number | undefined; maxBytes?: number | undefined; maxDurationMs?: number | undefined } | undefined;
+  sessionId?: string | undefined;
+}
+
+/** A checked statement with everything the export needs, before anything runs. */
+export interface Plan {
+  datasource: Datasource;
+  statement: CheckedStatement;
+  params: unknown[];
+  limits: Limits;
+  origins: LimitOrigins;
+  previewRows: number;
+  materialize: Materialize;
+  owner: { principal: string; sessionId: string };
+}
+
+export async function planQuery(config: Config, datasources: DatasourceRegistry, principal: Principal, request: QueryRequest): Promise<Plan> {
+  const datasource = datasources.get(principal, request.datasource ?? 'default');
+  const statement = await checkReadOnly(request.sql);
+  const params = request.params ?? [];
+  if (statement.paramCount > params.length) {
+    throw new SluiceError('VALIDATION_ERROR', `The statement uses $${statement.paramCount} but "params" has ${params.length} value(s).`);
+  }
+  const server = config;
+  const asked = request.limits ?? {};
+  // A request can only lower the server's caps; the origin says who set the one in force.
+  const lower = (mine: number | undefined, theirs: number) => (mine !== undefined && mine < theirs ? 'request' : 'server');
+  return {
+    datasource,
+    statement,
+    params,
+    limits: {
+      maxRows: Math.min(asked.maxRows ?? Infinity, server.maxRows),
+      maxBytes: Math.min(asked.maxBytes ?? Infinity, server.maxBytes),
+      maxDurationMs: Math.min(asked.maxDurationMs ?? Infinity, server.maxDurationMs),
+    },
+    origins: {
+      previewRows: request.previewRows === undefined ? 'server' : 'request',
+      maxRows: lower(asked.maxRows, server.maxRows),
+      maxBytes: lower(asked.maxBytes, server.maxBytes),
+      maxDuration: lower(asked.maxDurationMs, server.maxDurationMs),
+    },
+    previewRows: request.previewRows ?? server.previewRows,
+    materialize: request.materialize ?? 'auto',
+    owner: { principal: principal.id, sessionId: request.sessionId ?? 'default' },
+  };
+}
