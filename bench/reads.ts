@@ -5,8 +5,6 @@
  * process) and PostgreSQL on the source table; then 50 concurrent readers.
  * Sluice runs in-process and is read over HTTP, like a client would.
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import postgres from 'postgres';
 import { CursorCodec, readShape } from '../src/artifacts/cursor.ts';
@@ -15,6 +13,7 @@ import type { ReadRequest } from '../src/artifacts/types.ts';
 import { quoteLiteral } from '../src/columns/column-plan.ts';
 import { plannedColumns } from './lib/describe.ts';
 import { sampleLoopGaps } from './lib/loop-gap.ts';
+import { partFiles } from './lib/part-files.ts';
 import type { Row, Section } from './lib/report.ts';
 import { mb, median, ms, percentile, ratio, spread } from './lib/stats.ts';
 import { PRINCIPAL, runExport, startBenchSluice, submitAndWait, TOKEN, type BenchSluice } from './lib/sluice.ts';
@@ -27,20 +26,6 @@ const DEEP = 9_999_000;
 const SOURCE = 'SELECT * FROM bench.rows_10m ORDER BY id';
 const FILTER = { column: 'label', op: 'contains', value: 'beef' } as const;
 const SORT = { column: 'score', direction: 'desc' } as const;
-
-/** The artifact's Parquet parts: <dataDir>/artifacts/objects/<2 hex>/<hash>/part-*.parquet. */
-function partFiles(dataDir: string): string[] {
-  const objects = join(dataDir, 'artifacts', 'objects');
-  const files: string[] = [];
-  for (const prefix of readdirSync(objects)) {
-    for (const hash of readdirSync(join(objects, prefix))) {
-      for (const name of readdirSync(join(objects, prefix, hash))) {
-        if (/^part-\d+\.parquet$/.test(name)) files.push(join(objects, prefix, hash, name));
-      }
-    }
-  }
-  return files.sort();
-}
 
 function expect(condition: boolean, message: string): void {
   if (!condition) throw new Error(`reads: ${message}`);
