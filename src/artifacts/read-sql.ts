@@ -131,23 +131,63 @@ function orderSql(columns: PlannedColumn[], sort: SortKey[]): string {
   return `ORDER BY ${[...keys, 'filename', 'file_row_number'].join(', ')}`;
 }
 
+/** A read with neither filters nor sort: its rows are the artifact's, in stored order, so a page is a row range. */
+export function isPlainRead(request: Pick<ReadRequest, 'filters' | 'sort'>): boolean {
+  return (request.filters ?? []).length === 0 && (request.sort ?? []).length === 0;
+}
+
+/** The parts a plain page touches (`count` from `first`) and the row of the first part it starts at. */
+export interface PageWindow {
+  first: number;
+  count: number;
+  offset: number;
+}
+
+/**
+ * Where a plain page of `limit` rows (and the one row past it that tells whether more
+ * exist) lies, from the parts' row counts alone: the page reads only those parts.
+ */
+export function plainWindow(partRows: number[], offset: number, limit: number): PageWindow {
+  let first = 0;
+  let at = offset;
+  while (first < partRows.length - 1 && at >= partRows[first]!) at -= partRows[first++]!;
+  if (partRows.length === 0) return { first: 0, count: 0, offset: at };
+  let count = 1;
+  let wanted = at + limit + 1 - partRows[first]!;
+  while (wanted > 0 && first + count < partRows.length) wanted -= partRows[first + count++]!;
+  return { first, count, offset: at };
+}
+
+/**
+ * A plain page as row ranges of its parts: each part is read only over the rows the
+ * page shows (file_row_number bounds, which DuckDB turns into skipped row groups),
+ * so a deep page costs what the first one does. No OFFSET: nothing is scanned to be thrown away.
+ */
+function plainPage(selected: PlannedColumn[], parts: PartFile[], offset: number, limit: number): string {
+  const window = plainWindow(parts.map((p) => p.rows), offset, limit);
+  let from = window.offset;
+  let wanted = limit + 1;
+  const ranges = parts.slice(window.first, window.first + window.count).map((part, i) => {
+    const to = Math.min(part.rows, from + wanted);
+    const range = `SELECT ${i}, file_row_number, ${rowJsonExpression(selected)} FROM read_parquet(${quoteLiteral(part.path)}, file_row_number = true) WHERE file_row_number >= ${from} AND file_row_number < ${to}`;
+    wanted -= Math.max(0, to - from);
+    from = 0;
+    return range;
+  });
+  if (ranges.length === 0) return `SELECT NULL::VARCHAR WHERE false`;
+  return `SELECT page.j FROM (${ranges.join(' UNION ALL ')}) AS page(s, n, j) ORDER BY page.s, page.n`;
+}
+
 export function buildReadStatement(columns: PlannedColumn[], parts: PartFile[], request: ReadRequest): ReadStatement {
   const selected = project(columns, request.columns);
   const params: BoundValue[] = [];
   const where = (request.filters ?? []).map((f) => filterSql(columns, f, params));
   const sorted = (request.sort ?? []).length > 0;
-  let files = parts;
-  let offset = request.offset;
-  if (where.length === 0 && !sorted) {
-    // Plain paging: skip whole parts by their row counts, so a deep page reads only what it returns.
-    let skip = 0;
-    while (skip < files.length - 1 && offset >= files[skip]!.rows) offset -= files[skip++]!.rows;
-    files = files.slice(skip);
-  }
-  const list = files.map((p) => quoteLiteral(p.path)).join(', ');
+  if (where.length === 0 && !sorted) return { sql: plainPage(selected, parts, request.offset, request.limit), params, columns: selected };
+  const list = parts.map((p) => quoteLiteral(p.path)).join(', ');
   const from = `read_parquet([${list}], filename = true, file_row_number = true)`;
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  const window = `LIMIT ${request.limit + 1} OFFSET ${offset}`;
+  const window = `LIMIT ${request.limit + 1} OFFSET ${request.offset}`;
   if (!sorted) {
     return { sql: [`SELECT ${rowJsonExpression(selected)} FROM ${from}`, whereSql, window].filter(Boolean).join(' '), params, columns: selected };
   }

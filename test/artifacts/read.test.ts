@@ -7,6 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CURSOR_TTL_MS, CursorCodec, readShape } from '../../src/artifacts/cursor.ts';
 import { createArtifact, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
@@ -402,6 +403,39 @@ describe('cursors', () => {
   });
 });
 
+describe('pages served again from memory', () => {
+  it('are authorized like any read: another principal, a deleted artifact and an expired cursor never get them', async () => {
+    const id = await submit(`${SQL} LIMIT 300`);
+    const first = await read({ limit: 50 }, TOKENS.admin, id);
+    const again = await read({ limit: 50 }, TOKENS.admin, id);
+    expect(again.body.data.rows).toEqual(first.body.data.rows);
+    expect(again.body.data.columns).toEqual(first.body.data.columns);
+    const cursor = first.body.data.nextCursor as string;
+    expect((await read({ limit: 50, cursor }, TOKENS.admin, id)).status).toBe(200);
+    for (const token of [TOKENS.other, TOKENS.reader]) {
+      for (const body of [{ limit: 50 }, { limit: 50, cursor }]) {
+        const r = await read(body, token, id);
+        expect(r.status).toBe(404);
+        expect(r.body).toMatchObject({ data: null, errorCode: 'NOT_FOUND' });
+      }
+    }
+    expect((await server.request(`/api/artifacts/${id}`, { method: 'DELETE' })).status).toBe(200);
+    for (const body of [{ limit: 50 }, { limit: 50, cursor }, { limit: 50, cursor: 'garbage' }]) {
+      const r = await read(body, TOKENS.admin, id);
+      expect(r.status).toBe(404);
+      expect(r.body).toMatchObject({ data: null, errorCode: 'NOT_FOUND' });
+    }
+  });
+
+  it('a cursor of another read shape is refused even when that page was served before', async () => {
+    const served = await read({ limit: 10, columns: ['id'] });
+    const cursor = served.body.data.nextCursor as string;
+    expect((await read({ limit: 10, columns: ['id'], cursor })).status).toBe(200);
+    const r = await read({ limit: 10, columns: ['grp'], cursor });
+    expect(r.body.errorCode).toBe('INVALID_CURSOR');
+  });
+});
+
 describe('artifact metadata, listing and deletion', () => {
   it('GET /api/artifacts/{id} describes the artifact', async () => {
     const r = await server.request(`/api/artifacts/${artifactId}`);
@@ -499,6 +533,23 @@ describe('an artifact of several Parquet parts', () => {
     codec = new CursorCodec(cursorKey);
   });
 
+  /** Rows per Parquet part of the big artifact, in part order, from the parts' own metadata. */
+  async function partRowCounts(): Promise<number[]> {
+    const root = join(server.dataDir, 'artifacts');
+    const parts = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.parquet')).map((f) => join(root, f));
+    const byDir = new Map<string, string[]>();
+    for (const file of parts) byDir.set(join(file, '..'), [...(byDir.get(join(file, '..')) ?? []), file]);
+    const files = [...byDir.values()].sort((a, b) => b.length - a.length)[0]!.sort();
+    const duck = await (await DuckDBInstance.create(':memory:')).connect();
+    try {
+      const counts: number[] = [];
+      for (const file of files) counts.push(Number((await duck.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata('${file}')`)).getRowsJS()[0]![0]));
+      return counts;
+    } finally {
+      duck.closeSync();
+    }
+  }
+
   it('really has several parts', () => {
     const parquet = readdirSync(join(server.dataDir, 'artifacts'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.parquet'));
     const byDir = new Map<string, number>();
@@ -512,6 +563,22 @@ describe('an artifact of several Parquet parts', () => {
     rows.forEach((r, i) => {
       if (r[0] !== i + 1) expect(r[0], `row ${i}`).toBe(i + 1);
     });
+  }, 120_000);
+
+  it('a cursor page anywhere, across part boundaries too, holds exactly the rows OFFSET gives', async () => {
+    const counts = await partRowCounts();
+    expect(counts.length).toBeGreaterThan(1);
+    const boundaries = counts.slice(0, -1).map((_, i) => counts.slice(0, i + 1).reduce((a, b) => a + b, 0));
+    const offsets = [1, 29_999, 30_720, 61_439, ...boundaries.flatMap((b) => [b - 1000, b - 1, b, b + 1]), BIG_ROWS - 1000, BIG_ROWS - 1, BIG_ROWS, BIG_ROWS + 5];
+    for (const offset of offsets) {
+      for (const limit of [1, 1000]) {
+        const r = await read({ limit, cursor: cursorAt({}, offset) }, TOKENS.admin, bigId);
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        const truth = await server.sql.unsafe(`SELECT id, grp, pad FROM ${BIG} ORDER BY id OFFSET ${offset} LIMIT ${limit}`);
+        expect(r.body.data.rows, `offset ${offset}, limit ${limit}`).toEqual(truth.map((t) => [t.id, t.grp, t.pad]));
+        expect(r.body.data.nextCursor === null, `offset ${offset}, limit ${limit}`).toBe(offset + limit >= BIG_ROWS);
+      }
+    }
   }, 120_000);
 
   it('a filtered walk and sorted pages anywhere in the result match PostgreSQL', async () => {

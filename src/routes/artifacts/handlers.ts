@@ -1,7 +1,8 @@
 /** Handlers of /api/artifacts. */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { requireRole, type AppEnv } from '../../auth/middleware.ts';
-import { readShape, type CursorCodec } from '../../artifacts/cursor.ts';
+import type { CursorCodec } from '../../artifacts/cursor.ts';
+import { readArtifactPage } from '../../artifacts/read-page.ts';
 import type { ArtifactMeta, ArtifactStore } from '../../artifacts/types.ts';
 import { ok } from '../common/envelope.ts';
 import { deleteArtifact, getArtifact, listArtifacts, readArtifact } from './routes.ts';
@@ -45,12 +46,8 @@ export function registerArtifactRoutes(app: OpenAPIHono<AppEnv>, store: Artifact
     const principal = requireRole(c, 'reader');
     const id = c.req.valid('param').id;
     const body = c.req.valid('json');
-    const shape = readShape(body);
-    const meta = await store.get(principal.id, id);
-    const offset = body.cursor === undefined ? 0 : cursors.decode(body.cursor, meta.id, principal.id, shape);
-    const limit = body.limit ?? DEFAULT_PAGE;
-    const page = await store.read(principal.id, id, { columns: body.columns, filters: body.filters, sort: body.sort, limit, offset });
-    const nextCursor = page.more ? cursors.encode(meta.id, principal.id, shape, offset + page.rows.length) : null;
+    const page = await readArtifactPage(store, cursors, principal.id, id, { ...body, limit: body.limit ?? DEFAULT_PAGE });
+    const { offset, nextCursor } = page;
     const summary = `Rows ${offset + 1}-${offset + page.rows.length}${page.more ? '; more follow (nextCursor)' : '; no more rows'}.`;
     return c.json(ok(page.rows.length === 0 ? 'No rows match.' : summary, { columns: page.columns, rows: page.rows, nextCursor }), 200);
   });
