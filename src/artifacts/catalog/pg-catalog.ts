@@ -9,13 +9,14 @@
  * reruns the whole transaction. Every failure reaches callers as a
  * SluiceError: an unreachable database as STORAGE_UNAVAILABLE.
  */
-import postgres, { type Sql } from 'postgres';
+import type pg from 'pg';
 import { SluiceError } from '../../errors.ts';
 import type { Catalog, CatalogOptions } from './catalog.ts';
 import { catalogOver } from './catalog-over.ts';
-import type { CatalogPort, CatalogTx, Param } from './catalog-port.ts';
+import type { CatalogPort, CatalogTx } from './catalog-port.ts';
 import { catalogError, isRetryable } from './pg-errors.ts';
-import { migratePg, quoteSchema } from './pg-migrations.ts';
+import { migratePg } from './pg-migrations.ts';
+import { inTransaction, openPool, txOver } from './pg-pool.ts';
 
 export interface PgCatalogOptions extends CatalogOptions {
   /** `SLUICE_CATALOG_URL`: never logged, never part of an error. */
@@ -31,19 +32,6 @@ export interface PgCatalogOptions extends CatalogOptions {
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const ATTEMPTS = 5;
 
-/** The statements are written with `?`; PostgreSQL numbers its parameters. None of them has a `?` inside a literal. */
-function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}
-
-function txOver(sql: Pick<Sql, 'unsafe'>): CatalogTx {
-  return {
-    all: async <T>(text: string, params: Param[] = []) => [...(await sql.unsafe(numbered(text), params as never[]))] as T[],
-    run: async (text, params = []) => (await sql.unsafe(numbered(text), params as never[])).count,
-  };
-}
-
 async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
@@ -52,46 +40,41 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-function pgPort(sql: Sql): CatalogPort {
+function pgPort(pool: pg.Pool): CatalogPort {
   return {
     forUpdate: ' FOR UPDATE',
     transaction: <T>(fn: (tx: CatalogTx) => Promise<T>) =>
       guarded(async () => {
         for (let attempt = 1; ; attempt++) {
           try {
-            return (await sql.begin((tx) => fn(txOver(tx)))) as T;
+            return await inTransaction(pool, fn);
           } catch (error) {
             if (!isRetryable(error) || attempt === ATTEMPTS) throw error;
           }
         }
       }),
-    read: (text, params) => guarded(() => txOver(sql).all(text, params)),
+    read: (text, params) => guarded(() => txOver(pool).all(text, params)),
     // PostgreSQL's autovacuum keeps the tables; nothing to do here.
     maintain: async () => undefined,
-    close: () => guarded(() => sql.end({ timeout: 5 })),
+    close: () => guarded(() => pool.end()),
   };
 }
 
 export async function openPgCatalog(options: PgCatalogOptions): Promise<Catalog> {
   const schema = options.schema ?? 'sluice';
   if (!SCHEMA_NAME.test(schema)) throw new SluiceError('VALIDATION_ERROR', `The catalog schema "${schema}" must be a lower-case SQL identifier.`);
-  const sql = postgres(options.url, {
-    max: options.maxConnections ?? 4,
-    connect_timeout: 10,
-    idle_timeout: 30,
-    fetch_types: false,
-    onnotice: () => undefined,
-    connection: {
-      application_name: options.applicationName ?? 'sluice-catalog',
-      search_path: quoteSchema(schema),
-      statement_timeout: options.statementTimeoutMs ?? 30_000,
-    },
+  const pool = openPool({
+    url: options.url,
+    schema,
+    maxConnections: options.maxConnections ?? 4,
+    applicationName: options.applicationName ?? 'sluice-catalog',
+    statementTimeoutMs: options.statementTimeoutMs ?? 30_000,
   });
   try {
-    await guarded(() => migratePg(sql, schema));
+    await guarded(() => inTransaction(pool, (tx) => migratePg(tx, schema)));
   } catch (error) {
-    await sql.end({ timeout: 0 }).catch(() => undefined);
+    await pool.end().catch(() => undefined);
     throw error;
   }
-  return catalogOver(pgPort(sql), options);
+  return catalogOver(pgPort(pool), options);
 }

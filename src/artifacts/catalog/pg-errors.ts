@@ -16,11 +16,13 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EAI_AGAIN',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
-  'CONNECT_TIMEOUT',
 ]);
+
+/**
+ * node-postgres reports a connection that ended, or could not be made in
+ * time, with these messages and no code.
+ */
+const CONNECTION_MESSAGES = [/^Connection terminated/, /is not queryable/, /^timeout exceeded when trying to connect/, /^Query read timeout/];
 
 /**
  * SQLSTATE classes and codes of an unreachable or unwilling server: 08
@@ -50,7 +52,10 @@ function codesOf(error: unknown): string[] {
 export function catalogError(error: unknown): SluiceError {
   if (error instanceof SluiceError) return error;
   const codes = codesOf(error);
-  const reason = codes.find((c) => NETWORK_CODES.has(c) || unavailableSqlState(c));
+  const message = (error as { message?: unknown } | null)?.message;
+  const reason =
+    codes.find((c) => NETWORK_CODES.has(c) || unavailableSqlState(c)) ??
+    (typeof message === 'string' && CONNECTION_MESSAGES.some((m) => m.test(message)) ? 'CONNECTION_LOST' : undefined);
   const mapped =
     reason === undefined
       ? new SluiceError('INTERNAL', 'The artifact catalog failed unexpectedly.')

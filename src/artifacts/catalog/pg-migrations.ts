@@ -6,7 +6,7 @@
  * add: a replica of the previous release keeps working on a schema a newer
  * one migrated, which is what a rolling upgrade needs.
  */
-import type { Sql } from 'postgres';
+import type { CatalogTx } from './catalog-port.ts';
 
 export interface PgMigration {
   version: number;
@@ -78,20 +78,19 @@ export function quoteSchema(schema: string): string {
   return `"${schema}"`;
 }
 
-export async function migratePg(sql: Sql, schema: string): Promise<void> {
+/** Runs inside one transaction, so the advisory lock is held until every migration it applied has committed. */
+export async function migratePg(tx: CatalogTx, schema: string): Promise<void> {
   const q = quoteSchema(schema);
-  await sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`sluice-catalog-migrations:${schema}`}, 0))`;
-    // A migration may build an index over a large table: the usual statement timeout does not apply.
-    await tx.unsafe('SET LOCAL statement_timeout = 0');
-    await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS ${q}`);
-    await tx.unsafe(`SET LOCAL search_path TO ${q}`);
-    await tx.unsafe(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const applied = new Set((await tx.unsafe<{ version: number }[]>('SELECT version FROM schema_migrations')).map((r) => r.version));
-    for (const migration of PG_MIGRATIONS) {
-      if (applied.has(migration.version)) continue;
-      for (const statement of migration.statements) await tx.unsafe(statement);
-      await tx.unsafe('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
-    }
-  });
+  await tx.all('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`sluice-catalog-migrations:${schema}`]);
+  // A migration may build an index over a large table: the usual statement timeout does not apply.
+  await tx.run('SET LOCAL statement_timeout = 0');
+  await tx.run(`CREATE SCHEMA IF NOT EXISTS ${q}`);
+  await tx.run(`SET LOCAL search_path TO ${q}`);
+  await tx.run('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+  const applied = new Set((await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+  for (const migration of PG_MIGRATIONS) {
+    if (applied.has(migration.version)) continue;
+    for (const statement of migration.statements) await tx.run(statement);
+    await tx.run('INSERT INTO schema_migrations (version, name) VALUES (?, ?)', [migration.version, migration.name]);
+  }
 }

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openPgCatalog } from '../../../src/artifacts/catalog/pg-catalog.ts';
 import { PG_MIGRATIONS } from '../../../src/artifacts/catalog/pg-migrations.ts';
 import { skipNote } from '../../helpers/skip-note.ts';
-import { commitRequest, errorOf } from './catalog-fixtures.ts';
+import { commitRequest, created, errorOf } from './catalog-fixtures.ts';
 import { PG_SKIP_REASON, PG_URL, TestSchemas } from './pg-test-schemas.ts';
 
 const schemas = new TestSchemas();
@@ -83,6 +83,41 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'Post
     const calls = [() => catalog.usage('alice'), () => catalog.commit(commitRequest({ content: 'b' })), () => catalog.tryLease('collect', 'a', 1000), () => catalog.ping()];
     for (const call of calls) expect(await errorOf(call())).toMatchObject({ code: 'STORAGE_UNAVAILABLE', status: 503 });
     await catalog.close();
+  });
+
+  it('fails a transaction whose connection dies under it as STORAGE_UNAVAILABLE, and lives on to commit the next one', async () => {
+    const schema = schemas.fresh();
+    const applicationName = `sluice-catalog-killed-${schema}`;
+    const catalog = await openPgCatalog({ url: PG_URL!, schema, maxConnections: 1, applicationName, ...QUOTAS });
+    const holder = postgres(PG_URL!, { max: 2, onnotice: () => undefined });
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown): void => void uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      // Another session holds the workspace row, so the commit waits inside its transaction on its FOR UPDATE.
+      const reserved = await holder.reserve();
+      await reserved`BEGIN`;
+      await reserved`SELECT * FROM ${holder(schema)}.workspace_usage FOR UPDATE`;
+      const commit = errorOf(catalog.commit(commitRequest()));
+      let pid: number | undefined;
+      for (let i = 0; i < 100 && pid === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        [{ pid } = { pid: undefined }] = await holder`SELECT pid FROM pg_stat_activity WHERE application_name = ${applicationName} AND wait_event_type = 'Lock'`;
+      }
+      expect(pid).toBeDefined();
+      await holder`SELECT pg_terminate_backend(${pid!})`;
+      expect(await commit).toMatchObject({ code: 'STORAGE_UNAVAILABLE', status: 503 });
+      await reserved`ROLLBACK`;
+      reserved.release();
+      // The driver's own clean-up after a dead connection must not throw where nobody can catch it.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(uncaught).toEqual([]);
+      expect(created(await catalog.commit(commitRequest({ content: 'after' }))).artifact.rowCount).toBeGreaterThan(0);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await catalog.close();
+      await holder.end({ timeout: 5 });
+    }
   });
 
   it('refuses a schema name that is not a plain identifier before connecting', async () => {
