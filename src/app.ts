@@ -29,6 +29,7 @@ import type { VisualizationStore } from './semantic/visualization-store.ts';
 import { errorBody } from './routes/common/envelope.ts';
 import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
+import { registerConsole } from './routes/system/console.ts';
 import { registerDocs } from './routes/system/docs.ts';
 import { registerHealth, type Readiness } from './routes/system/health.ts';
 import { API_TAGS } from './routes/common/tags.ts';
@@ -87,6 +88,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   registerHealth(app, deps.readiness);
   registerDocs(app);
+  registerConsole(app);
   app.use(
     '/api/*',
     bodyLimit({

@@ -1,0 +1,96 @@
+/**
+ * The console's shell: sign-in (the token kept in sessionStorage), then the
+ * tabs the caller may use, which share the chosen datasource, the SQL being
+ * edited (so chat can hand SQL to the Query tab) and the artifact opened in
+ * the Artifacts tab (so the agent's artifact links can open one).
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { AgentTab } from './tabs/agent-tab.tsx';
+import { ArtifactsTab } from './tabs/artifacts-tab.tsx';
+import { QueryTab } from './tabs/query-tab.tsx';
+import { SemanticTab } from './tabs/semantic-tab.tsx';
+import { signIn, SignInForm, type Signed } from './sign-in.tsx';
+import { saveToken, savedToken } from './token-store.ts';
+
+type TabName = 'Query' | 'Artifacts' | 'Agent' | 'Semantic';
+
+function tabsFor(signed: Signed): TabName[] {
+  const tabs: TabName[] = [];
+  if (signed.datasources.length > 0) tabs.push('Query');
+  tabs.push('Artifacts');
+  if (signed.analyst) tabs.push('Agent', 'Semantic');
+  return tabs;
+}
+
+const DEFAULT_SQL = 'SELECT * FROM pg_catalog.pg_tables ORDER BY schemaname, tablename';
+
+export function App() {
+  const [signed, setSigned] = useState<Signed | null>(null);
+  const [restoring, setRestoring] = useState(savedToken() !== null);
+  const [restoreError, setRestoreError] = useState<unknown>(null);
+  const [tab, setTab] = useState<TabName>('Query');
+  const [sql, setSql] = useState(DEFAULT_SQL);
+  const [opened, setOpened] = useState<string | null>(null);
+
+  useEffect(() => {
+    const token = savedToken();
+    if (token === null) return;
+    signIn(token)
+      .then(accept)
+      .catch((error: unknown) => {
+        saveToken(null);
+        setRestoreError(error);
+      })
+      .finally(() => setRestoring(false));
+  }, []);
+
+  function accept(next: Signed): void {
+    saveToken(next.token);
+    setSigned(next);
+    setTab(tabsFor(next)[0] ?? 'Artifacts');
+  }
+
+  if (restoring) return <p class="muted loading">Signing in…</p>;
+  if (signed === null) return <SignInForm onSignedIn={accept} initialError={restoreError} />;
+
+  const tabs = tabsFor(signed);
+  const datasource = signed.datasources[0]?.id ?? 'default';
+  const openArtifact = (id: string | null) => {
+    setOpened(id);
+    if (id !== null) setTab('Artifacts');
+  };
+  return (
+    <div class="shell">
+      <header class="top">
+        <h1>Sluice</h1>
+        <nav role="tablist" aria-label="Console">
+          {tabs.map((name) => (
+            <button key={name} type="button" role="tab" id={`tab-${name}`} aria-controls={`panel-${name}`} aria-selected={tab === name} class="tab" onClick={() => setTab(name)}>
+              {name}
+            </button>
+          ))}
+        </nav>
+        <span class="spacer" />
+        <a href="/docs" class="muted">API docs</a>
+        <button
+          type="button"
+          onClick={() => {
+            saveToken(null);
+            setSigned(null);
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      {/* Every tab stays mounted, only hidden: a running query, a result or a transcript survives a look at another tab. */}
+      {tabs.map((name) => (
+        <main key={name} id={`panel-${name}`} role="tabpanel" aria-labelledby={`tab-${name}`} class="panel-main" hidden={tab !== name}>
+          {name === 'Query' ? <QueryTab client={signed.client} datasources={signed.datasources} sql={sql} onSqlChange={setSql} /> : null}
+          {name === 'Artifacts' ? <ArtifactsTab client={signed.client} active={tab === 'Artifacts'} opened={opened} onOpen={openArtifact} /> : null}
+          {name === 'Agent' ? <AgentTab client={signed.client} datasource={datasource} onOpenArtifact={openArtifact} onUseSql={(next) => { setSql(next); setTab('Query'); }} /> : null}
+          {name === 'Semantic' ? <SemanticTab client={signed.client} /> : null}
+        </main>
+      ))}
+    </div>
+  );
+}

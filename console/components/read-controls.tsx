@@ -1,0 +1,90 @@
+/**
+ * The parts of an artifact read a person chooses: which columns, and the
+ * filters (column, op, value). Values are sent as typed text; the API checks
+ * each against its column's type and answers VALIDATION_ERROR when it does
+ * not fit, which the view then shows.
+ */
+import { useState } from 'preact/hooks';
+import type { Column, Schemas } from '../api.ts';
+
+export type Filter = Schemas['Filter'];
+
+const ALL_OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'not_in', 'between', 'is_null', 'is_not_null', 'contains', 'starts_with'];
+const NO_VALUE = new Set(['is_null', 'is_not_null']);
+const LIST_OPS = new Set(['in', 'not_in', 'between']);
+
+/** The filter's value as the API wants it: none, a list (comma-separated), or one value. */
+export function filterValue(op: string, text: string): Filter {
+  if (NO_VALUE.has(op)) return { column: '', op };
+  if (LIST_OPS.has(op)) return { column: '', op, value: text.split(',').map((v) => v.trim()) };
+  return { column: '', op, value: text };
+}
+
+export function describeFilter(filter: Filter): string {
+  if (filter.value === undefined) return `${filter.column} ${filter.op}`;
+  const value = Array.isArray(filter.value) ? filter.value.join(', ') : String(filter.value);
+  return `${filter.column} ${filter.op} ${value}`;
+}
+
+export function ColumnPicker({ columns, chosen, onChange }: { columns: Column[]; chosen: string[] | null; onChange: (next: string[] | null) => void }) {
+  const selected = new Set(chosen ?? columns.map((c) => c.name));
+  function toggle(name: string, on: boolean): void {
+    const next = columns.map((c) => c.name).filter((n) => (n === name ? on : selected.has(n)));
+    onChange(next.length === columns.length ? null : next);
+  }
+  return (
+    <details class="picker">
+      <summary>Columns ({selected.size}/{columns.length})</summary>
+      <fieldset>
+        <legend class="visually-hidden">Columns</legend>
+        {columns.map((column, i) => (
+          <label key={`${i}:${column.name}`} class="check">
+            <input type="checkbox" checked={selected.has(column.name)} disabled={selected.size === 1 && selected.has(column.name)} onChange={(e) => toggle(column.name, e.currentTarget.checked)} />
+            {column.name}
+          </label>
+        ))}
+      </fieldset>
+    </details>
+  );
+}
+
+export function FilterForm({ columns, ops, onAdd }: { columns: Column[]; ops: string[] | null; onAdd: (filter: Filter) => void }) {
+  const [picked, setColumn] = useState('');
+  const [op, setOp] = useState('eq');
+  const [value, setValue] = useState('');
+  const choices = ops ?? ALL_OPS;
+  // The columns may arrive after the first render (the artifact's description), or change with the column choice.
+  const column = columns.some((c) => c.name === picked) ? picked : (columns[0]?.name ?? '');
+  return (
+    <form
+      class="filter-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onAdd({ ...filterValue(op, value), column });
+        setValue('');
+      }}
+    >
+      <label>
+        Filter column
+        <select value={column} onChange={(e) => setColumn(e.currentTarget.value)}>
+          {columns.map((c, i) => (
+            <option key={`${i}:${c.name}`} value={c.name}>{c.name}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Operator
+        <select value={op} onChange={(e) => setOp(e.currentTarget.value)}>
+          {choices.map((o) => (
+            <option key={o} value={o}>{o}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Value
+        <input value={value} disabled={NO_VALUE.has(op)} placeholder={LIST_OPS.has(op) ? 'a, b, …' : ''} onInput={(e) => setValue(e.currentTarget.value)} />
+      </label>
+      <button type="submit">Add filter</button>
+    </form>
+  );
+}

@@ -1,0 +1,136 @@
+/**
+ * The Query tab: SQL, a datasource, Run (or Ctrl+Enter). While the query
+ * runs it shows the rows so far, the time elapsed and Cancel; then the API's
+ * summary sentence, the completeness badges, and the rows: the artifact's
+ * pages when there is an artifact, else the preview.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { SluiceClient } from '../api.ts';
+import { CompletenessBadges } from '../components/badges.tsx';
+import { DataTable } from '../components/data-table.tsx';
+import { ArtifactView } from '../components/artifact-view.tsx';
+import { ErrorBanner } from '../components/error-banner.tsx';
+import { formatCount, formatMs } from '../format.ts';
+import { QueryRun, type QueryOutcome } from '../query-run.ts';
+
+interface Props {
+  client: SluiceClient;
+  datasources: { id: string; description: string }[];
+  sql: string;
+  onSqlChange: (sql: string) => void;
+}
+
+export function QueryTab({ client, datasources, sql, onSqlChange }: Props) {
+  const [datasource, setDatasource] = useState(datasources[0]?.id ?? 'default');
+  const [run, setRun] = useState<QueryRun | null>(null);
+  const [progress, setProgress] = useState<QueryOutcome | null>(null);
+  const [outcome, setOutcome] = useState<QueryOutcome | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [startedAt, setStartedAt] = useState(0);
+  const [now, setNow] = useState(0);
+  const running = run !== null;
+  const runRef = useRef<QueryRun | null>(null);
+
+  useEffect(() => {
+    if (!running) return undefined;
+    const timer = setInterval(() => setNow(performance.now()), 200);
+    return () => clearInterval(timer);
+  }, [running]);
+
+  // A tab closed or a sign-out while running leaves nothing polling.
+  useEffect(() => () => void runRef.current?.cancel(), []);
+
+  function start(): void {
+    if (running || sql.trim() === '') return;
+    setOutcome(null);
+    setError(null);
+    setProgress(null);
+    setStartedAt(performance.now());
+    setNow(performance.now());
+    const next = new QueryRun(client, {
+      onProgress: setProgress,
+      onEnd: (end) => {
+        setOutcome(end);
+        setRun(null);
+        runRef.current = null;
+      },
+      onError: (e) => {
+        setError(e);
+        setRun(null);
+        runRef.current = null;
+      },
+    });
+    setRun(next);
+    runRef.current = next;
+    void next.start({ sql, datasource });
+  }
+
+  const data = outcome?.data;
+  const artifactId = data?.artifact?.decision === 'CREATED' ? data.artifact.id : undefined;
+  return (
+    <div class="tab-body">
+      <form
+        class="query-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          start();
+        }}
+      >
+        <label class="field grow">
+          SQL
+          <textarea
+            class="sql"
+            spellcheck={false}
+            rows={4}
+            value={sql}
+            onInput={(e) => onSqlChange(e.currentTarget.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+                e.preventDefault();
+                start();
+              }
+            }}
+          />
+        </label>
+        <div class="form-row">
+          <label class="field">
+            Datasource
+            <select value={datasource} onChange={(e) => setDatasource(e.currentTarget.value)}>
+              {datasources.map((d) => (
+                <option key={d.id} value={d.id}>
+                  {d.description ? `${d.id} (${d.description})` : d.id}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" class="primary" disabled={running}>
+            Run
+          </button>
+          {running ? (
+            <button type="button" class="danger" onClick={() => void run.cancel()}>
+              Cancel
+            </button>
+          ) : null}
+          <span class="muted hint">Ctrl+Enter runs</span>
+        </div>
+      </form>
+      {running ? (
+        <p class="running" role="status">
+          <span class="spinner" aria-hidden="true" /> Running: {formatCount(progress?.data.progress.rowsWritten ?? 0)} rows so far, {formatMs(now - startedAt)} elapsed
+        </p>
+      ) : null}
+      <ErrorBanner error={error} />
+      {outcome !== null && data !== undefined ? (
+        <section class="result" aria-label="Result">
+          <p class="summary">{outcome.summary}</p>
+          <CompletenessBadges completeness={data.completeness} artifact={data.artifact} />
+          {artifactId !== undefined ? (
+            <ArtifactView key={artifactId} client={client} artifactId={artifactId} columns={data.preview.columns} />
+          ) : data.preview.columns.length > 0 ? (
+            <DataTable columns={data.preview.columns} rows={data.preview.rows} caption="Preview" />
+          ) : null}
+        </section>
+      ) : null}
+    </div>
+  );
+}
