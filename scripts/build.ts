@@ -1,7 +1,8 @@
 /**
  * Compiles src/ and workers/ to JavaScript for Node, one output file per
  * source file in the same tree (dist/src/…, dist/workers/…), so that every
- * `new URL('…', import.meta.url)` keeps pointing where it did.
+ * `new URL('…', import.meta.url)` keeps pointing where it did; and bundles
+ * the web console (console/) into dist/console-bundle/.
  *
  * Why: under tsx every thread pays for TypeScript at run time (the main
  * thread carries a whole loader-hooks thread, about 30 MB, and each worker
@@ -18,10 +19,11 @@
  *   tsx scripts/build.ts [outdir=dist]   (what `npm start` runs first)
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { bundleConsole, CONSOLE_BUNDLE_DIR, CONSOLE_FILES } from '../src/routes/system/console-bundle.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What `npm start` needs; the benchmarks add bench/ to run their children compiled too. */
@@ -80,6 +82,11 @@ export async function buildServer(outdir = join(ROOT, 'dist'), dirs = SERVER_DIR
       sourcemap: 'linked',
       logLevel: 'warning',
     });
+    // The web console is browser code: one bundle, which /console serves from dist/console-bundle/.
+    const consoleBundle = await bundleConsole(join(ROOT, 'console'));
+    mkdirSync(join(staging, CONSOLE_BUNDLE_DIR));
+    writeFileSync(join(staging, CONSOLE_BUNDLE_DIR, CONSOLE_FILES.script), consoleBundle.script);
+    writeFileSync(join(staging, CONSOLE_BUNDLE_DIR, CONSOLE_FILES.stylesheet), consoleBundle.stylesheet);
     if (existsSync(target) && treeDigest(target) === treeDigest(staging)) return target;
     const previous = `${target}.previous-${process.pid}`;
     if (existsSync(target)) renameSync(target, previous);
