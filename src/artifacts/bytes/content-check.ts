@@ -22,23 +22,29 @@ export function corrupt(sha256: string, reason: 'SIZE_MISMATCH' | 'HASH_MISMATCH
 
 /**
  * A pass-through stage that fails when more than `bytes` arrive, or, at the
- * end, when the count or the SHA-256 differ. The failure comes from flush,
- * before the stream ends, so a consumer that acts on the end (an upload's
- * completion, a rename) never acts on wrong bytes.
+ * end, when the count or the SHA-256 differ. It holds the latest chunk back
+ * until the next one arrives, and the last until the verdict: a consumer
+ * that acts once it has every byte (a single PUT of known length completes
+ * on its last byte, an upload on its end, a rename after the write) never
+ * has them all when they are wrong.
  */
 export function contentCheck(sha256: string, bytes: number): Transform {
   const hash = createHash('sha256');
   let seen = 0;
+  let held: Buffer | null = null;
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       seen += chunk.length;
       if (seen > bytes) return callback(corrupt(sha256, 'SIZE_MISMATCH'));
       hash.update(chunk);
-      callback(null, chunk);
+      const previous = held;
+      held = chunk;
+      callback(null, previous ?? undefined);
     },
     flush(callback) {
       if (seen !== bytes) return callback(corrupt(sha256, 'SIZE_MISMATCH'));
-      callback(hash.digest('hex') === sha256 ? null : corrupt(sha256, 'HASH_MISMATCH'));
+      if (hash.digest('hex') !== sha256) return callback(corrupt(sha256, 'HASH_MISMATCH'));
+      callback(null, held ?? undefined);
     },
   });
 }

@@ -1,9 +1,9 @@
 /**
  * Parts in an S3-compatible bucket, `<prefix>/objects/<location>/<name>`,
- * shared by every replica. Uploads stream from the local file as a
- * multipart upload (never the whole part in memory) through the hash check,
- * which fails before the upload completes, so a wrong reference is never
- * stored. Every upload writes keys of its own location, so two replicas
+ * shared by every replica. Uploads stream from the local file (one PUT, or
+ * a multipart upload for a very large part; never the whole part in memory)
+ * through the hash check, which fails before the upload completes, so a
+ * wrong reference is never stored. Every upload writes keys of its own location, so two replicas
  * committing the same content never touch each other's objects and neither
  * needs a lock. Reads go through the bounded local PartCache, keyed by
  * SHA-256: a replica downloads equal bytes once, whichever upload they came
@@ -14,7 +14,7 @@
  */
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ByteStore } from './byte-store.ts';
@@ -32,6 +32,8 @@ export interface S3BytesOptions {
   cache: PartCache;
   /** Size of one multipart chunk; S3 wants at least 5 MiB. */
   partSize?: number;
+  /** Parts up to this size go up as one streamed PUT; larger ones as a multipart upload. */
+  singlePutMaxBytes?: number;
   /** The signing clock of download links (tests sign in the past to see them expire). */
   now?: () => Date;
 }
@@ -39,6 +41,13 @@ export interface S3BytesOptions {
 /** Two chunks in flight of 8 MiB each: at most 16 MiB of a part in memory per upload. */
 const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
 const QUEUE_SIZE = 2;
+/**
+ * An export seals parts of about 16 MiB. One PUT of a file of known length
+ * streams it with nothing buffered, in one request, where a multipart upload
+ * of the same part takes three or four and has the server assemble them
+ * (s3rver reads them all back to do it). S3 takes up to 5 GiB in one PUT.
+ */
+const DEFAULT_SINGLE_PUT_MAX_BYTES = 64 * 1024 * 1024;
 const PARQUET = 'application/vnd.apache.parquet';
 
 function isMissingKey(error: unknown): boolean {
@@ -68,17 +77,34 @@ export function createS3Bytes(options: S3BytesOptions): ByteStore {
       guarded(async () => {
         const Key = root + partKey(part);
         const file = createReadStream(localFile);
+        // The check holds the last bytes back until they are verified: a PUT of wrong bytes never gets its last byte and stores nothing.
         const Body = contentCheck(part.sha256, part.bytes);
         file.on('error', (error) => Body.destroy(error));
-        const upload = new Upload({
-          client,
-          params: { Bucket, Key, Body: file.pipe(Body), ContentType: PARQUET },
-          partSize: options.partSize ?? DEFAULT_PART_SIZE,
-          queueSize: QUEUE_SIZE,
-          // A failed upload is aborted, so no parts of it linger (and bill) in the bucket.
-          leavePartsOnError: false,
-        });
+        const body = file.pipe(Body);
         try {
+          if (part.bytes <= (options.singlePutMaxBytes ?? DEFAULT_SINGLE_PUT_MAX_BYTES)) {
+            // A body that fails does not end the request by itself (it would wait for the bytes it was promised): abort it, and report why.
+            const abort = new AbortController();
+            let failure: unknown;
+            body.on('error', (error) => {
+              failure ??= error;
+              abort.abort();
+            });
+            try {
+              await client.send(new PutObjectCommand({ Bucket, Key, Body: body, ContentLength: part.bytes, ContentType: PARQUET }), { abortSignal: abort.signal });
+            } catch (error) {
+              throw failure ?? error;
+            }
+            return;
+          }
+          const upload = new Upload({
+            client,
+            params: { Bucket, Key, Body: body, ContentType: PARQUET },
+            partSize: options.partSize ?? DEFAULT_PART_SIZE,
+            queueSize: QUEUE_SIZE,
+            // A failed upload is aborted, so no parts of it linger (and bill) in the bucket.
+            leavePartsOnError: false,
+          });
           await upload.done();
         } finally {
           file.destroy();

@@ -122,19 +122,27 @@ export function testByteStore(name: string, traits: Traits, make: (options: Harn
       expect((await failure(store.localPath(partRef(location, part)))).details).toMatchObject({ reason: 'PART_MISSING' });
     });
 
-    it('uploads a part larger than one chunk in several chunks, and gives it back whole', async () => {
+    it('uploads a part in one streamed PUT, and one past the single-PUT size in several chunks, and gives both back whole', async () => {
       const { store, calls } = await fresh();
-      const part = makePart(work, 12 * MB);
-      const [ref] = await upload(store, [part]);
+      const single = makePart(work, 9 * MB);
+      const [singleRef] = await upload(store, [single]);
+      if (calls !== undefined) {
+        expect(calls('PutObject')).toBe(1);
+        expect(calls('CreateMultipartUpload')).toBe(0);
+      }
+      const large = makePart(work, 12 * MB);
+      const [largeRef] = await upload(store, [large]);
       if (calls !== undefined) {
         expect(calls('CreateMultipartUpload')).toBe(1);
         expect(calls('UploadPart')).toBeGreaterThanOrEqual(2);
         expect(calls('CompleteMultipartUpload')).toBe(1);
-        expect(calls('PutObject')).toBe(0);
+        expect(calls('PutObject')).toBe(1);
       }
-      const lease = await store.localPath(ref!);
-      expect(sha256Of(readFileSync(lease.path))).toBe(part.sha256);
-      lease.release();
+      for (const [ref, part] of [[singleRef, single], [largeRef, large]] as const) {
+        const lease = await store.localPath(ref!);
+        expect(sha256Of(readFileSync(lease.path))).toBe(part.sha256);
+        lease.release();
+      }
     });
 
     it('lists every upload once, in bounded pages in order, each with when it was last written', async () => {

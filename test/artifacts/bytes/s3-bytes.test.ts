@@ -55,6 +55,8 @@ testByteStore('S3 (s3rver)', { remote: true, presign: true, outage: true }, asyn
     bucket: server.bucket,
     prefix,
     cache: new PartCache({ dir: cacheDir, maxBytes: cacheBytes }),
+    // Below the default, so the suite's 12 MB part takes the multipart path and its 9 MB part one PUT.
+    singlePutMaxBytes: 10 * 1024 * 1024,
     ...(now === undefined ? {} : { now }),
   });
   return {
