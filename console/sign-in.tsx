@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, connect, unwrap, type SluiceClient } from './api.ts';
 import { ErrorBanner } from './components/error-banner.tsx';
+import { Field } from './components/field.tsx';
 
 export interface Signed {
   token: string;
@@ -47,10 +48,7 @@ export function SignInForm({ onSignedIn, initialError }: { onSignedIn: (signed: 
             .finally(() => setBusy(false));
         }}
       >
-        <label class="field">
-          Token
-          <input type="password" autocomplete="off" value={token} onInput={(e) => setToken(e.currentTarget.value)} />
-        </label>
+        <Field label="Token">{(id) => <input id={id} type="password" autocomplete="off" value={token} onInput={(e) => setToken(e.currentTarget.value)} />}</Field>
         <button type="submit" class="primary" disabled={busy || token.trim() === ''}>
           Sign in
         </button>

@@ -6,6 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import type { Column, Schemas } from '../api.ts';
+import { Field } from './field.tsx';
 
 export type Filter = Schemas['Filter'];
 
@@ -64,26 +65,27 @@ export function FilterForm({ columns, ops, onAdd }: { columns: Column[]; ops: st
         setValue('');
       }}
     >
-      <label>
-        Filter column
-        <select value={column} onChange={(e) => setColumn(e.currentTarget.value)}>
-          {columns.map((c, i) => (
-            <option key={`${i}:${c.name}`} value={c.name}>{c.name}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Operator
-        <select value={op} onChange={(e) => setOp(e.currentTarget.value)}>
-          {choices.map((o) => (
-            <option key={o} value={o}>{o}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Value
-        <input value={value} disabled={NO_VALUE.has(op)} placeholder={LIST_OPS.has(op) ? 'a, b, …' : ''} onInput={(e) => setValue(e.currentTarget.value)} />
-      </label>
+      <Field label="Filter column">
+        {(id) => (
+          <select id={id} value={column} onChange={(e) => setColumn(e.currentTarget.value)}>
+            {columns.map((c, i) => (
+              <option key={`${i}:${c.name}`} value={c.name}>{c.name}</option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Operator">
+        {(id) => (
+          <select id={id} value={op} onChange={(e) => setOp(e.currentTarget.value)}>
+            {choices.map((o) => (
+              <option key={o} value={o}>{o}</option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Value">
+        {(id) => <input id={id} value={value} disabled={NO_VALUE.has(op)} placeholder={LIST_OPS.has(op) ? 'a, b, …' : ''} onInput={(e) => setValue(e.currentTarget.value)} />}
+      </Field>
       <button type="submit">Add filter</button>
     </form>
   );

@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { unwrap, type Schemas, type SluiceClient } from '../api.ts';
 import { Badge } from '../components/badges.tsx';
 import { ErrorBanner } from '../components/error-banner.tsx';
+import { Field } from '../components/field.tsx';
 import { ChatPanel } from './chat-panel.tsx';
 import { Transcript } from './agent-transcript.tsx';
 
@@ -50,10 +51,7 @@ export function AgentTab({ client, datasource, onOpenArtifact, onUseSql }: Props
             void ask();
           }}
         >
-          <label class="field">
-            Prompt
-            <textarea rows={3} value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)} />
-          </label>
+          <Field label="Prompt">{(id) => <textarea id={id} rows={3} value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)} />}</Field>
           <div class="form-row">
             <button type="submit" class="primary" disabled={busy}>
               Ask

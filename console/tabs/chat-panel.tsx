@@ -8,6 +8,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, type Schemas, type SluiceClient } from '../api.ts';
 import { Badge } from '../components/badges.tsx';
 import { ErrorBanner } from '../components/error-banner.tsx';
+import { Field } from '../components/field.tsx';
 import { readEvents } from '../sse.ts';
 
 type ChatBody = Schemas['ChatResponse'];
@@ -95,10 +96,7 @@ export function ChatPanel({ client, datasource, onUseSql }: Props) {
           void send();
         }}
       >
-        <label class="field">
-          Message
-          <textarea rows={2} value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
-        </label>
+        <Field label="Message">{(id) => <textarea id={id} rows={2} value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />}</Field>
         <button type="submit" disabled={streaming !== null}>
           Send
         </button>

@@ -10,6 +10,7 @@ import { CompletenessBadges } from '../components/badges.tsx';
 import { DataTable } from '../components/data-table.tsx';
 import { ArtifactView } from '../components/artifact-view.tsx';
 import { ErrorBanner } from '../components/error-banner.tsx';
+import { Field } from '../components/field.tsx';
 import { formatCount, formatMs } from '../format.ts';
 import { QueryRun, type QueryOutcome } from '../query-run.ts';
 
@@ -76,33 +77,36 @@ export function QueryTab({ client, datasources, sql, onSqlChange }: Props) {
           start();
         }}
       >
-        <label class="field grow">
-          SQL
-          <textarea
-            class="sql"
-            spellcheck={false}
-            rows={4}
-            value={sql}
-            onInput={(e) => onSqlChange(e.currentTarget.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-                e.preventDefault();
-                start();
-              }
-            }}
-          />
-        </label>
+        <Field label="SQL" class="grow">
+          {(id) => (
+            <textarea
+              id={id}
+              class="sql"
+              spellcheck={false}
+              rows={4}
+              value={sql}
+              onInput={(e) => onSqlChange(e.currentTarget.value)}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+                  e.preventDefault();
+                  start();
+                }
+              }}
+            />
+          )}
+        </Field>
         <div class="form-row">
-          <label class="field">
-            Datasource
-            <select value={datasource} onChange={(e) => setDatasource(e.currentTarget.value)}>
-              {datasources.map((d) => (
-                <option key={d.id} value={d.id}>
-                  {d.description ? `${d.id} (${d.description})` : d.id}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Field label="Datasource">
+            {(id) => (
+              <select id={id} value={datasource} onChange={(e) => setDatasource(e.currentTarget.value)}>
+                {datasources.map((d) => (
+                  <option key={d.id} value={d.id}>
+                    {d.description ? `${d.id} (${d.description})` : d.id}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
           <button type="submit" class="primary" disabled={running}>
             Run
           </button>

@@ -3,6 +3,7 @@
  * picked from it, as checkboxes grouped by kind.
  */
 import type { Explore } from '../api.ts';
+import { Field } from '../components/field.tsx';
 
 export interface SourcePick {
   explore: string;
@@ -29,17 +30,18 @@ export function SourcePicker({ legend, explores, pick, onChange, optional = fals
   return (
     <fieldset class="source">
       <legend>{legend}</legend>
-      <label class="field">
-        {optional ? 'Merge with' : 'Explore'}
-        <select value={pick.explore} onChange={(e) => onChange({ explore: e.currentTarget.value, dimensions: [], metrics: [] })}>
-          {optional ? <option value="">(none)</option> : null}
-          {explores.map((e) => (
-            <option key={e.name} value={e.name}>
-              {e.label ? `${e.label} (${e.name})` : e.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Field label={optional ? 'Merge with' : 'Explore'}>
+        {(id) => (
+          <select id={id} value={pick.explore} onChange={(e) => onChange({ explore: e.currentTarget.value, dimensions: [], metrics: [] })}>
+            {optional ? <option value="">(none)</option> : null}
+            {explores.map((e) => (
+              <option key={e.name} value={e.name}>
+                {e.label ? `${e.label} (${e.name})` : e.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
       {explore?.description ? <p class="muted">{explore.description}</p> : null}
       {explore !== undefined ? (
         <div class="field-lists">

@@ -9,6 +9,7 @@ import { unwrap, type Explore, type Schemas, type SluiceClient } from '../api.ts
 import { CompletenessBadges } from '../components/badges.tsx';
 import { DataTable } from '../components/data-table.tsx';
 import { ErrorBanner } from '../components/error-banner.tsx';
+import { Field } from '../components/field.tsx';
 import { SourcePicker, type SourcePick } from './semantic-source.tsx';
 
 type Intent = Schemas['SemanticQueryIntent'];
@@ -101,49 +102,50 @@ export function SemanticTab({ client }: { client: SluiceClient }) {
           <fieldset class="joins">
             <legend>Join on</legend>
             {first.dimensions.map((left) => (
-              <label key={left} class="field">
-                {`Join ${left} with`}
-                <select value={joins[left] ?? ''} onChange={(e) => setJoins({ ...joins, [left]: e.currentTarget.value })}>
-                  <option value="">(choose)</option>
-                  {secondDimensions.map((d) => (
-                    <option key={d.id} value={d.id}>{d.id}</option>
-                  ))}
-                </select>
-              </label>
+              <Field key={left} label={`Join ${left} with`}>
+                {(id) => (
+                  <select id={id} value={joins[left] ?? ''} onChange={(e) => setJoins({ ...joins, [left]: e.currentTarget.value })}>
+                    <option value="">(choose)</option>
+                    {secondDimensions.map((d) => (
+                      <option key={d.id} value={d.id}>{d.id}</option>
+                    ))}
+                  </select>
+                )}
+              </Field>
             ))}
           </fieldset>
         ) : null}
         <div class="form-row">
           <button type="submit" class="primary" disabled={busy}>Run</button>
-          <label class="field inline">
-            Chart
-            <select value={chartType} onChange={(e) => setChartType(e.currentTarget.value as ChartType)}>
-              {CHART_TYPES.map((t) => (
-                <option key={t} value={t}>{t}</option>
-              ))}
-            </select>
-          </label>
-          <label class="field inline">
-            Title
-            <input value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
-          </label>
+          <Field label="Chart">
+            {(id) => (
+              <select id={id} value={chartType} onChange={(e) => setChartType(e.currentTarget.value as ChartType)}>
+                {CHART_TYPES.map((t) => (
+                  <option key={t} value={t}>{t}</option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Title">{(id) => <input id={id} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />}</Field>
           <button type="button" disabled={busy} onClick={() => void save()}>Save visualization</button>
         </div>
       </form>
       <ErrorBanner error={error} />
-      {saved !== null ? (
-        <figure class="chart">
-          <img src={saved.svgUrl} alt={`Chart of visualization ${saved.id}`} />
-          <figcaption class="muted">Saved as visualization <code>{saved.id}</code>; drawn by the server.</figcaption>
-        </figure>
-      ) : null}
-      {result !== null ? (
-        <section class="result" aria-label="Result">
-          <p class="summary">{result.summary}</p>
-          <CompletenessBadges completeness={result.data.completeness} artifact={result.data.artifact} />
-          <DataTable columns={result.data.preview.columns} rows={result.data.preview.rows} caption="Semantic result" />
-        </section>
-      ) : null}
+      <div class="semantic-output">
+        {result !== null ? (
+          <section class="result" aria-label="Result">
+            <p class="summary">{result.summary}</p>
+            <CompletenessBadges completeness={result.data.completeness} artifact={result.data.artifact} />
+            <DataTable columns={result.data.preview.columns} rows={result.data.preview.rows} caption="Semantic result" />
+          </section>
+        ) : null}
+        {saved !== null ? (
+          <figure class="chart">
+            <img src={saved.svgUrl} alt={`Chart of visualization ${saved.id}`} />
+            <figcaption class="muted">Saved as visualization <code>{saved.id}</code>; drawn by the server.</figcaption>
+          </figure>
+        ) : null}
+      </div>
     </div>
   );
 }
