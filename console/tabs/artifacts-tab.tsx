@@ -19,14 +19,20 @@ interface Props {
   onOpen: (id: string | null) => void;
 }
 
+/** Tiny shares stay visible: "<0.01%" rather than a zero that hides them. */
+function percentText(used: number, quota: number): string {
+  const percent = quota > 0 ? (100 * used) / quota : 0;
+  if (used > 0 && percent < 0.01) return '<0.01%';
+  return `${percent.toFixed(percent < 10 ? 2 : 0)}%`;
+}
+
 function UsageMeter({ usage }: { usage: Usage }) {
   const { logicalBytes, quotaBytes, artifacts } = usage.principal;
-  const percent = quotaBytes > 0 ? (100 * logicalBytes) / quotaBytes : 0;
   return (
     <div class="usage">
       <label class="usage-label">
         <span>
-          Quota used: {formatBytes(logicalBytes)} of {formatBytes(quotaBytes)} ({percent.toFixed(percent < 1 ? 2 : 0)}%), {formatCount(artifacts)} artifacts
+          Quota used: {formatBytes(logicalBytes)} of {formatBytes(quotaBytes)} ({percentText(logicalBytes, quotaBytes)}), {formatCount(artifacts)} artifacts
         </span>
         <meter min={0} max={quotaBytes} low={quotaBytes * 0.7} high={quotaBytes * 0.9} optimum={0} value={logicalBytes} />
       </label>
@@ -93,8 +99,8 @@ export function ArtifactsTab({ client, active, opened, onOpen }: Props) {
                 <th scope="col">Artifact</th>
                 <th scope="col" class="num">Rows</th>
                 <th scope="col" class="num">Size</th>
-                <th scope="col">Session</th>
-                <th scope="col">Expires</th>
+                <th scope="col" class="wide-only">Session</th>
+                <th scope="col" class="wide-only">Expires</th>
                 <th scope="col"><span class="visually-hidden">Actions</span></th>
               </tr>
             </thead>
@@ -107,8 +113,8 @@ export function ArtifactsTab({ client, active, opened, onOpen }: Props) {
                   </td>
                   <td class="num">{formatCount(a.rowCount)}{a.coverage === 'PREFIX' ? ' (prefix)' : ''}</td>
                   <td class="num">{formatBytes(a.sizeBytes)}</td>
-                  <td>{a.sessionId}</td>
-                  <td class="nowrap">{a.expiresAt}</td>
+                  <td class="wide-only">{a.sessionId}</td>
+                  <td class="nowrap wide-only">{a.expiresAt}</td>
                   <td class="actions">
                     <button type="button" aria-label={`Open ${a.id}`} onClick={() => onOpen(a.id)}>Open</button>
                     <button type="button" class="danger" aria-label={`Delete ${a.id}`} onClick={() => void remove(a.id)}>Delete</button>
