@@ -75,6 +75,16 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
       return partsCache;
     }
 
+    /**
+     * Each call one row shorter than the last (wrapping after 50), the same sequence for every
+     * contender: Sluice keeps recent pages in memory, and a repeated request would time that
+     * instead of the read.
+     */
+    function sized<T>(limit: number, run: (limit: number) => Promise<T>): () => Promise<T> {
+      let n = 0;
+      return () => run(limit - (n++ % 50));
+    }
+
     // Correctness of what is timed.
     const deep = await read({ limit: 1000, cursor: deepCursor }, 1000);
     expect(deep[0]![0] === String(DEEP + 1), `the deep page starts at id ${String(deep[0]![0])}`);
@@ -84,10 +94,10 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
     log('reads: first and deep pages');
     const pages = await interleave(
       {
-        'sluice first': () => read({ limit: 1000 }, 1000),
-        'sluice deep': () => read({ limit: 1000, cursor: deepCursor }, 1000),
-        'duckdb first': () => duckRows(`SELECT * FROM ${from} LIMIT 1000`),
-        'duckdb deep': () => duckRows(`SELECT * FROM ${from} LIMIT 1000 OFFSET ${DEEP}`),
+        'sluice first': sized(1000, (limit) => read({ limit }, limit)),
+        'sluice deep': sized(1000, (limit) => read({ limit, cursor: deepCursor }, limit)),
+        'duckdb first': sized(1000, (limit) => duckRows(`SELECT * FROM ${from} LIMIT ${limit}`)),
+        'duckdb deep': sized(1000, (limit) => duckRows(`SELECT * FROM ${from} LIMIT ${limit} OFFSET ${DEEP}`)),
         'pg first': () => pg.unsafe('SELECT * FROM bench.rows_10m ORDER BY id LIMIT 1000'),
         'pg deep': () => pg.unsafe(`SELECT * FROM bench.rows_10m ORDER BY id OFFSET ${DEEP} LIMIT 1000`),
       },
@@ -97,9 +107,9 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
     log('reads: filtered page');
     const filtered = await interleave(
       {
-        sluice: () => read({ limit: 1000, filters: [FILTER] }, 1000),
-        'sluice sql direct': () => sluiceSqlDirect({ limit: 1000, offset: 0, filters: [FILTER] }),
-        duckdb: () => duckRows(`SELECT * FROM ${from} WHERE contains(label, 'beef') LIMIT 1000`),
+        sluice: sized(1000, (limit) => read({ limit, filters: [FILTER] }, limit)),
+        'sluice sql direct': sized(1000, (limit) => sluiceSqlDirect({ limit, offset: 0, filters: [FILTER] })),
+        duckdb: sized(1000, (limit) => duckRows(`SELECT * FROM ${from} WHERE contains(label, 'beef') LIMIT ${limit}`)),
         pg: () => pg.unsafe("SELECT * FROM bench.rows_10m WHERE label LIKE '%beef%' ORDER BY id LIMIT 1000"),
       },
       Math.max(3, rounds - 2),
@@ -108,9 +118,9 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
     log('reads: sorted top-100');
     const sorted = await interleave(
       {
-        sluice: () => read({ limit: 100, sort: [SORT] }, 100),
-        'sluice sql direct': () => sluiceSqlDirect({ limit: 100, offset: 0, sort: [SORT] }),
-        duckdb: () => duckRows(`SELECT * FROM ${from} ORDER BY score DESC LIMIT 100`),
+        sluice: sized(100, (limit) => read({ limit, sort: [SORT] }, limit)),
+        'sluice sql direct': sized(100, (limit) => sluiceSqlDirect({ limit, offset: 0, sort: [SORT] })),
+        duckdb: sized(100, (limit) => duckRows(`SELECT * FROM ${from} ORDER BY score DESC LIMIT ${limit}`)),
         pg: () => pg.unsafe('SELECT * FROM bench.rows_10m ORDER BY score DESC LIMIT 100'),
       },
       3,
@@ -172,9 +182,9 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
     const rows: Row[] = [
       {
         figure: 'Deep page (cursor at row 9,999,000) ÷ first page',
-        target: '≤ 2×',
+        target: '≤ 1× (no slower)',
         measured: `${ratio(sd / sf)} (${ms(sd)} vs ${ms(sf)})`,
-        held: sd / sf <= 2,
+        held: sd / sf <= 1,
       },
       {
         figure: 'PostgreSQL OFFSET 9,999,000 ÷ Sluice deep page',
@@ -196,9 +206,9 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
       },
       {
         figure: 'Filtered page (label contains "beef"): Sluice ÷ DuckDB direct',
-        target: '≤ 1.5×',
+        target: '≤ 1.2×',
         measured: `${ratio(filterRatio)} (${ms(median(filtered.sluice!))} vs ${ms(median(filtered.duckdb!))})`,
-        held: filterRatio <= 1.5,
+        held: filterRatio <= 1.2,
       },
       {
         figure: 'Filtered page: PostgreSQL ÷ Sluice',
@@ -208,9 +218,9 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
       },
       {
         figure: 'Sorted top-100 (score desc): Sluice ÷ DuckDB direct',
-        target: '≤ 1.5×',
+        target: '≤ 1.2×',
         measured: `${ratio(sortRatio)} (${ms(median(sorted.sluice!))} vs ${ms(median(sorted.duckdb!))})`,
-        held: sortRatio <= 1.5,
+        held: sortRatio <= 1.2,
       },
       {
         figure: 'Sorted top-100: PostgreSQL ÷ Sluice',
@@ -236,7 +246,7 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
       `Pages (limit 1000) over HTTP: first ${spread(pages['sluice first']!)}, deep ${spread(pages['sluice deep']!)}. DuckDB direct: first ${spread(pages['duckdb first']!)}, deep (LIMIT 1000 OFFSET 9999000 over all parts) ${spread(pages['duckdb deep']!)}. PostgreSQL (primary key on id): ORDER BY id LIMIT 1000 ${spread(pages['pg first']!)}, ORDER BY id OFFSET 9999000 LIMIT 1000 ${spread(pages['pg deep']!)}.`,
       `Filtered page: Sluice ${spread(filtered.sluice!)}; Sluice's own statement run directly in DuckDB ${spread(filtered['sluice sql direct']!)}; DuckDB direct (SELECT * … WHERE contains(label, 'beef') LIMIT 1000) ${spread(filtered.duckdb!)}; PostgreSQL (LIKE '%beef%' ORDER BY id LIMIT 1000) ${spread(filtered.pg!)}.`,
       `Sorted top-100: Sluice ${spread(sorted.sluice!)}; Sluice's own statement run directly in DuckDB ${spread(sorted['sluice sql direct']!)}; DuckDB direct (SELECT * … ORDER BY score DESC LIMIT 100) ${spread(sorted.duckdb!)}; PostgreSQL (no index on score) ${spread(sorted.pg!)}.`,
-      `DuckDB direct runs in the bench process with threads=2 and no memory limit; Sluice's read workers (2) use threads=2, memory_limit=512MB. Rounds are interleaved (after one warm-up round, except for the sorted reads).`,
+      `Every timed Sluice read is a page not served before (the limit drops by one row each round, for DuckDB too), so none comes from Sluice's page cache. DuckDB direct runs in the bench process with threads=2 and no memory limit; Sluice's read workers (2) use threads=2, memory_limit=512MB. Rounds are interleaved (after one warm-up round, except for the sorted reads).`,
       `50 readers: the API's event loop stalled at most ${ms(loop.maxMs)} meanwhile.${errors.length > 0 ? ` Errors: ${[...new Set(errors)].slice(0, 5).join('; ')}` : ''}`,
       `Downloads of the whole artifact: ${downloads.map((d) => `${d.format} ${mb(d.bytes)} in ${ms(d.ms)} (${(d.bytes / 1024 ** 2 / (d.ms / 1000)).toFixed(0)} MB/s, HTTP ${d.status})`).join('; ')}. CSV and JSONL are written by a read worker first, then streamed.`,
     ];

@@ -9,8 +9,9 @@
  *     rows until the artifact is CREATED, in interleaved rounds after a
  *     warm-up round. Each round exports a slightly different row count, so
  *     no export finds its content already stored.
- *  2. A page read (limit 1000) of an artifact whose parts are cached:
- *     sequential reads alternating between the two servers, then
+ *  2. A page read (limit 1000) of an artifact whose parts are cached, each
+ *     at a page never read before (recent pages are kept in memory, and the
+ *     point is reading the parts): sequential reads alternating between the two servers, then
  *     autocannon at CONNECTIONS connections, medians and p95 of each.
  *  3. The first read of each freshly exported artifact: on S3 bytes its
  *     parts are not in the cache yet and come from the bucket; on local
@@ -27,6 +28,7 @@ import { childCpuSeconds } from './lib/cpu.ts';
 import type { Row, Section } from './lib/report.ts';
 import { runParts } from './lib/run-parts.ts';
 import { startBenchSluice, submitAndWait, TOKEN, type BenchSluice } from './lib/sluice.ts';
+import { freshPages } from './lib/fresh-pages.ts';
 import { mb, median, ms, percentile, ratio, spread } from './lib/stats.ts';
 import { ensureTable, exportSql } from './lib/tables.ts';
 
@@ -82,9 +84,18 @@ async function exportRun(s: BenchSluice, rows: number): Promise<ExportRun> {
   return { totalMs, rowsInMs: Number.isNaN(rowsInMs) ? totalMs : rowsInMs, s3rverCpuS: childCpuSeconds(S3RVER_MARKER) - cpu0, id: data.artifact.id, sizeBytes: data.artifact.sizeBytes };
 }
 
+/** Each artifact's page bodies, none a repeat, so no read is answered from the page cache instead of the parts. */
+const pageBodies = new Map<string, () => { limit: number; cursor: string }>();
+
+function nextPage(s: BenchSluice, id: string): { limit: number; cursor: string } {
+  let next = pageBodies.get(id);
+  if (next === undefined) pageBodies.set(id, (next = freshPages(s.cursorKey, id, ROWS - 1 - ROUNDS, PAGE.limit)));
+  return next();
+}
+
 async function readPage(s: BenchSluice, id: string): Promise<number> {
   const t0 = performance.now();
-  const r = await s.api('POST', `/api/artifacts/${id}/read`, PAGE);
+  const r = await s.api('POST', `/api/artifacts/${id}/read`, nextPage(s, id));
   const elapsed = performance.now() - t0;
   expect(r.status === 200 && r.body.data.rows.length === PAGE.limit, `read of ${id} answered ${r.status} with ${r.body.data?.rows?.length} rows`);
   return elapsed;
@@ -96,7 +107,7 @@ async function loadRead(s: BenchSluice, id: string): Promise<{ latencies: number
   const run = autocannon({
     url: `${s.sluice.url}/api/artifacts/${id}/read`,
     method: 'POST',
-    body: JSON.stringify(PAGE),
+    requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify(nextPage(s, id)) }) }] as never,
     headers: { 'x-token': TOKEN, 'content-type': 'application/json' },
     connections: CONNECTIONS,
     duration: SECONDS,
