@@ -3,6 +3,9 @@
  * principal and the exact shape of the read (columns, filters, sort). The
  * position inside is a row offset into the read's result; the artifact never
  * changes, so following cursors yields every row exactly once, in order.
+ * For a read without filters or sort the offset and the parts' row counts
+ * (in the catalog since the commit) name the part and the rows the page
+ * starts at, so the page reads only those (read-sql.ts).
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { SluiceError } from '../errors.ts';
@@ -48,20 +51,21 @@ export class CursorCodec {
 
   /** The offset a cursor points at; INVALID_CURSOR or CURSOR_EXPIRED otherwise. */
   decode(cursor: string, artifactId: string, principal: string, shape: string): number {
-    const invalid = new SluiceError('INVALID_CURSOR', 'This cursor is not valid for this read; start again without a cursor.');
+    // Made only when needed: an error captures a stack, and most cursors are good.
+    const invalid = () => new SluiceError('INVALID_CURSOR', 'This cursor is not valid for this read; start again without a cursor.');
     const [payload, signature, extra] = cursor.split('.');
-    if (payload === undefined || signature === undefined || extra !== undefined) throw invalid;
+    if (payload === undefined || signature === undefined || extra !== undefined) throw invalid();
     const expected = Buffer.from(this.#sign(payload));
     const given = Buffer.from(signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid;
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid();
     let body: CursorBody;
     try {
       body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CursorBody;
     } catch {
-      throw invalid;
+      throw invalid();
     }
     if (body.a !== artifactId || body.p !== principal || body.s !== shape || !Number.isSafeInteger(body.o) || body.o < 0) {
-      throw invalid;
+      throw invalid();
     }
     if (body.e < this.#now()) {
       throw new SluiceError('CURSOR_EXPIRED', 'This cursor has expired; start the read again without a cursor.');
