@@ -4,7 +4,13 @@
  */
 import { render } from 'preact';
 import { App } from './app.tsx';
+import { ErrorBoundary } from './components/error-boundary.tsx';
 import './styles.css';
 
 const root = document.getElementById('app');
-if (root !== null) render(<App />, root);
+if (root !== null) render(
+    <ErrorBoundary>
+      <App />
+    </ErrorBoundary>,
+    root,
+  );

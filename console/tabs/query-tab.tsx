@@ -29,6 +29,7 @@ export function QueryTab({ client, datasources, sql, onSqlChange }: Props) {
   const [error, setError] = useState<unknown>(null);
   const [startedAt, setStartedAt] = useState(0);
   const [now, setNow] = useState(0);
+  const [cancelling, setCancelling] = useState(false);
   const running = run !== null;
   const runRef = useRef<QueryRun | null>(null);
 
@@ -46,6 +47,7 @@ export function QueryTab({ client, datasources, sql, onSqlChange }: Props) {
     setOutcome(null);
     setError(null);
     setProgress(null);
+    setCancelling(false);
     setStartedAt(performance.now());
     setNow(performance.now());
     const next = new QueryRun(client, {
@@ -111,7 +113,15 @@ export function QueryTab({ client, datasources, sql, onSqlChange }: Props) {
             Run
           </button>
           {running ? (
-            <button type="button" class="danger" onClick={() => void run.cancel()}>
+            <button
+              type="button"
+              class="danger"
+              disabled={cancelling}
+              onClick={() => {
+                setCancelling(true);
+                void run.cancel();
+              }}
+            >
               Cancel
             </button>
           ) : null}
@@ -120,7 +130,7 @@ export function QueryTab({ client, datasources, sql, onSqlChange }: Props) {
       </form>
       {running ? (
         <p class="running" role="status">
-          <span class="spinner" aria-hidden="true" /> Running: {formatCount(progress?.data.progress.rowsWritten ?? 0)} rows so far, {formatMs(now - startedAt)} elapsed
+          <span class="spinner" aria-hidden="true" /> {cancelling ? 'Cancelling' : 'Running'}: {formatCount(progress?.data.progress.rowsWritten ?? 0)} rows so far, {formatMs(now - startedAt)} elapsed
         </p>
       ) : null}
       <ErrorBanner error={error} />
