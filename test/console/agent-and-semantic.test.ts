@@ -150,6 +150,12 @@ describe('console: Semantic', () => {
     const { page } = watched;
     await page.getByRole('tab', { name: 'Semantic' }).click();
     await page.getByLabel('Explore', { exact: true }).selectOption('sales');
+    // Nothing picked: the API's validation sentence, not a blank result.
+    watched.allowStatus(400);
+    watched.allowStatus(422);
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByRole('tabpanel', { name: 'Semantic' }).getByRole('alert').waitFor();
+    expect(await page.getByRole('tabpanel', { name: 'Semantic' }).getByRole('alert').textContent()).toContain('SEMANTIC_VALIDATION_ERROR');
     await page.getByRole('group', { name: 'First explore dimensions' }).getByRole('checkbox', { name: 'sales.region' }).check();
     await page.getByRole('group', { name: 'First explore metrics' }).getByRole('checkbox', { name: 'sales.revenue' }).check();
     await page.getByLabel('Merge with').selectOption('returns');
