@@ -22,14 +22,18 @@ function tabsFor(signed: Signed): TabName[] {
   return tabs;
 }
 
-const DEFAULT_SQL = 'SELECT * FROM pg_catalog.pg_tables ORDER BY schemaname, tablename';
+/** Something to run at once: the sample shop's orders on the embedded database, else the tables there are. */
+function starterSql(signed: Signed): string {
+  return signed.datasources[0]?.embedded ? 'SELECT * FROM orders ORDER BY id' : 'SELECT schemaname, tablename FROM pg_catalog.pg_tables ORDER BY 1, 2';
+}
 
 export function App() {
   const [signed, setSigned] = useState<Signed | null>(null);
   const [restoring, setRestoring] = useState(savedToken() !== null);
   const [restoreError, setRestoreError] = useState<unknown>(null);
   const [tab, setTab] = useState<TabName>('Query');
-  const [sql, setSql] = useState(DEFAULT_SQL);
+  // Null until edited: then the starter SQL of the datasource signed in to.
+  const [sql, setSql] = useState<string | null>(null);
   const [opened, setOpened] = useState<string | null>(null);
 
   useEffect(() => {
@@ -85,7 +89,7 @@ export function App() {
       {/* Every tab stays mounted, only hidden: a running query, a result or a transcript survives a look at another tab. */}
       {tabs.map((name) => (
         <main key={name} id={`panel-${name}`} role="tabpanel" aria-labelledby={`tab-${name}`} class="panel-main" hidden={tab !== name}>
-          {name === 'Query' ? <QueryTab client={signed.client} datasources={signed.datasources} sql={sql} onSqlChange={setSql} /> : null}
+          {name === 'Query' ? <QueryTab client={signed.client} datasources={signed.datasources} sql={sql ?? starterSql(signed)} onSqlChange={setSql} /> : null}
           {name === 'Artifacts' ? <ArtifactsTab client={signed.client} active={tab === 'Artifacts'} opened={opened} onOpen={openArtifact} /> : null}
           {name === 'Agent' ? <AgentTab client={signed.client} datasource={datasource} onOpenArtifact={openArtifact} onUseSql={(next) => { setSql(next); setTab('Query'); }} /> : null}
           {name === 'Semantic' ? <SemanticTab client={signed.client} /> : null}
