@@ -123,12 +123,23 @@ export function filterSql(columns: PlannedColumn[], filter: Filter, params: Boun
   }
 }
 
-function orderSql(columns: PlannedColumn[], sort: SortKey[]): string {
+/**
+ * The part a row comes from, as a sort key: file_index is the part's place in the list, so ties
+ * keep artifact row order whatever the parts' file names (a bucket's parts are cached under their
+ * hashes, whose order is not the parts'). A stored column of that name would hide it: the part's
+ * place is then looked up from the file name instead.
+ */
+function partOrder(columns: PlannedColumn[], parts: PartFile[]): { key: string; options: string } {
+  if (!columns.some((c) => c.storageName.toLowerCase() === 'file_index')) return { key: 'file_index', options: '' };
+  return { key: `list_position([${parts.map((p) => quoteLiteral(p.path)).join(', ')}], filename)`, options: ', filename = true' };
+}
+
+function orderSql(columns: PlannedColumn[], sort: SortKey[], part: string): string {
   const keys = sort.map((key) => {
     const column = resolveColumn(columns, key.column, 'sort');
     return `${comparable(column)} ${key.direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
   });
-  return `ORDER BY ${[...keys, 'filename', 'file_row_number'].join(', ')}`;
+  return `ORDER BY ${[...keys, part, 'file_row_number'].join(', ')}`;
 }
 
 /** A read with neither filters nor sort: its rows are the artifact's, in stored order, so a page is a row range. */
@@ -185,7 +196,8 @@ export function buildReadStatement(columns: PlannedColumn[], parts: PartFile[], 
   const sorted = (request.sort ?? []).length > 0;
   if (where.length === 0 && !sorted) return { sql: plainPage(selected, parts, request.offset, request.limit), params, columns: selected };
   const list = parts.map((p) => quoteLiteral(p.path)).join(', ');
-  const from = `read_parquet([${list}], filename = true, file_row_number = true)`;
+  const part = partOrder(columns, parts);
+  const from = `read_parquet([${list}], file_row_number = true${part.options})`;
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const window = `LIMIT ${request.limit + 1} OFFSET ${request.offset}`;
   if (!sorted) {
@@ -193,8 +205,9 @@ export function buildReadStatement(columns: PlannedColumn[], parts: PartFile[], 
   }
   // Sort and cut the page first, on plain columns; only the page's rows are then encoded
   // as JSON (encoding every row before the top-N made a sorted page several times slower).
-  const order = orderSql(columns, request.sort!);
   const carried = [...new Set([...selected, ...request.sort!.map((k) => resolveColumn(columns, k.column, 'sort'))].map((c) => quoteIdent(c.storageName)))];
-  const page = `SELECT ${[...carried, 'filename', 'file_row_number'].join(', ')} FROM ${from} ${whereSql} ${order} ${window}`;
-  return { sql: `SELECT ${rowJsonExpression(selected)} FROM (${page}) AS page ${order}`, params, columns: selected };
+  let alias = 'part_index';
+  while (columns.some((c) => c.storageName.toLowerCase() === alias)) alias += '_';
+  const page = `SELECT ${[...carried, `${part.key} AS ${alias}`, 'file_row_number'].join(', ')} FROM ${from} ${whereSql} ${orderSql(columns, request.sort!, part.key)} ${window}`;
+  return { sql: `SELECT ${rowJsonExpression(selected)} FROM (${page}) AS page ${orderSql(columns, request.sort!, alias)}`, params, columns: selected };
 }

@@ -5,6 +5,9 @@
  * text itself is only inspected where its shape is the point: values bound
  * as parameters, identifiers quoted, parts skipped by plain paging.
  */
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReadStatement } from '../../src/artifacts/read-sql.ts';
 import type { Filter, ReadRequest } from '../../src/artifacts/types.ts';
@@ -230,6 +233,26 @@ describe('sort', () => {
     expect(await ids({ sort: [...keys] })).toEqual(expected);
   });
 
+  it('keeps ties in artifact row order when the parts\u2019 file names sort the other way (parts cached under their hashes)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'read-sql-names-'));
+    try {
+      // Part 0 gets the name that sorts last, part 2 the one that sorts first.
+      const renamed = artifact.parts.map((p, i) => {
+        const path = join(dir, `${'zyx'[i]}-part.parquet`);
+        copyFileSync(p.path, path);
+        return { ...p, path };
+      });
+      const keys = [
+        { column: 'grp', direction: 'asc' },
+        { column: 'name', direction: 'desc' },
+      ] as const;
+      const rows = await artifact.run(buildReadStatement(artifact.columns, renamed, { limit: 100, offset: 0, columns: ['id'], sort: [...keys] }));
+      expect(rows.map((r) => r[0])).toEqual(sortedIds([...keys]));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('sorts descending with NULLs still last, and a sort column need not be projected', async () => {
     const rows = await artifact.run(statement({ columns: ['name'], sort: [{ column: 'amount', direction: 'desc' }] }));
     const present = ROWS.filter((r) => r.amount !== null).sort((a, b) => Number(b.amount) - Number(a.amount));
@@ -342,6 +365,44 @@ describe('hostile column names', () => {
       [3, 'r1'],
     ]);
     expect((await hostile.run(build({ columns: ['a"b'], filters: [{ column: '', op: 'lt', value: -1 }] }))).flat()).toEqual([2, 3]);
+  });
+
+  it('a column named file_index (or part_index) does not take the place of the part in the order of ties', async () => {
+    const named = await artifactFixture(
+      [
+        { name: 'file_index', type: 'int4' },
+        { name: 'part_index', type: 'int4' },
+        { name: 'g', type: 'int4' },
+      ],
+      [
+        [
+          [9, 9, 1],
+          [8, 8, 2],
+        ],
+        [
+          [0, 0, 1],
+          [0, 0, 2],
+        ],
+      ],
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'read-sql-names-'));
+    try {
+      const renamed = named.parts.map((p, i) => {
+        const path = join(dir, `${'zy'[i]}-part.parquet`);
+        copyFileSync(p.path, path);
+        return { ...p, path };
+      });
+      const rows = await named.run(buildReadStatement(named.columns, renamed, { limit: 100, offset: 0, sort: [{ column: 'g', direction: 'asc' }] }));
+      expect(rows).toEqual([
+        [9, 9, 1],
+        [0, 0, 1],
+        [8, 8, 2],
+        [0, 0, 2],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      named.close();
+    }
   });
 
   it('a duplicated name projects every column that carries it, and is refused in filters and sort', async () => {
