@@ -76,13 +76,14 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
     }
 
     /**
-     * Each call one row shorter than the last (wrapping after 50), the same sequence for every
+     * Each call one row shorter than the last (wrapping after 50; never the limit of the reads that
+     * check correctness above), the same sequence for every
      * contender: Sluice keeps recent pages in memory, and a repeated request would time that
      * instead of the read.
      */
     function sized<T>(limit: number, run: (limit: number) => Promise<T>): () => Promise<T> {
       let n = 0;
-      return () => run(limit - (n++ % 50));
+      return () => run(limit - 1 - (n++ % 50));
     }
 
     // Correctness of what is timed.

@@ -196,13 +196,14 @@ export function buildReadStatement(columns: PlannedColumn[], parts: PartFile[], 
   const sorted = (request.sort ?? []).length > 0;
   if (where.length === 0 && !sorted) return { sql: plainPage(selected, parts, request.offset, request.limit), params, columns: selected };
   const list = parts.map((p) => quoteLiteral(p.path)).join(', ');
-  const part = partOrder(columns, parts);
-  const from = `read_parquet([${list}], file_row_number = true${part.options})`;
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
   const window = `LIMIT ${request.limit + 1} OFFSET ${request.offset}`;
   if (!sorted) {
-    return { sql: [`SELECT ${rowJsonExpression(selected)} FROM ${from}`, whereSql, window].filter(Boolean).join(' '), params, columns: selected };
+    // Filtered only: the parts in list order keep artifact row order by themselves, as in a plain read_parquet.
+    return { sql: `SELECT ${rowJsonExpression(selected)} FROM read_parquet([${list}]) ${whereSql} ${window}`, params, columns: selected };
   }
+  const part = partOrder(columns, parts);
+  const from = `read_parquet([${list}], file_row_number = true${part.options})`;
   // Sort and cut the page first, on plain columns; only the page's rows are then encoded
   // as JSON (encoding every row before the top-N made a sorted page several times slower).
   const carried = [...new Set([...selected, ...request.sort!.map((k) => resolveColumn(columns, k.column, 'sort'))].map((c) => quoteIdent(c.storageName)))];
