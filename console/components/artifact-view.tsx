@@ -10,6 +10,7 @@ import { unwrap, type Artifact, type Column, type SluiceClient } from '../api.ts
 import { DataTable, type SortState } from './data-table.tsx';
 import { DownloadLinks } from './download-links.tsx';
 import { ErrorBanner } from './error-banner.tsx';
+import { formatCount } from '../format.ts';
 import { ColumnPicker, describeFilter, FilterForm, type Filter } from './read-controls.tsx';
 
 const PAGE_ROWS = 50;
@@ -98,7 +99,7 @@ export function ArtifactView({ client, artifactId, columns: knownColumns }: Prop
     <section class="artifact-view" aria-label={`Artifact ${artifactId}`} aria-busy={loading}>
       <div class="toolbar">
         <code class="artifact-id">{artifactId}</code>
-        {meta !== null ? <span class="muted">{meta.coverage === 'PREFIX' ? `first ${meta.rowCount.toLocaleString('en-US')} rows (cut by ${meta.boundedBy ?? 'a cap'})` : `${meta.rowCount.toLocaleString('en-US')} rows`}</span> : null}
+        {meta !== null ? <span class="muted">{meta.coverage === 'PREFIX' ? `first ${formatCount(meta.rowCount)} rows (cut by ${meta.boundedBy ?? 'a cap'})` : `${formatCount(meta.rowCount)} rows`}</span> : null}
         <DownloadLinks client={client} artifactId={artifactId} />
       </div>
       <div class="toolbar">
