@@ -22,6 +22,7 @@ try {
   process.exit(1);
 }
 console.log(`Sluice listening on ${sluice.url}`);
+console.log(`Console:       ${sluice.url}/console`);
 console.log(`API docs:      ${sluice.url}/docs`);
 console.log(`OpenAPI:       ${sluice.url}/openapi.json`);
 const tokenShown = sluice.generatedToken;

@@ -15,10 +15,9 @@ import type { Browser } from 'playwright-core';
 import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 import { LLM_BASE, startFakeLlm, type FakeLlm } from '../ai/llm-fake.ts';
-import { CHROMIUM, HAVE_CHROMIUM, launch, openPage, screenshot, type WatchedPage } from './browser.ts';
+import { CHROMIUM, HAVE_CHROMIUM, launch, openPage, screenshot, SHOTS, type WatchedPage } from './browser.ts';
 
 const S = 'consoleai';
-const SHOTS = join(process.cwd(), 'docs', 'console');
 const NO_BROWSER = `${CHROMIUM} is not installed`;
 const MODEL = `
 explores:

@@ -7,7 +7,8 @@
  * "Failed to load resource" line for that status, and nothing else.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -46,6 +47,13 @@ export async function openPage(browser: Browser, viewport = { width: 1280, heigh
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   return { page, problems: () => [...problems], allowStatus: (status) => allowed.add(status) };
 }
+
+/**
+ * Where the tabs' screenshots go: docs/console/ (checked in, shown in the
+ * README) when UPDATE_SCREENSHOTS=1, else a temporary folder, so an
+ * ordinary test run leaves the checkout as it found it.
+ */
+export const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs', 'console') : join(tmpdir(), 'sluice-console-screenshots');
 
 export async function screenshot(page: Page, path: string): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });

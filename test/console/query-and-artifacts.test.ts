@@ -13,10 +13,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { EMBEDDED, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
-import { CHROMIUM, HAVE_CHROMIUM, launch, openPage, screenshot, type WatchedPage } from './browser.ts';
+import { CHROMIUM, HAVE_CHROMIUM, launch, openPage, screenshot, SHOTS, type WatchedPage } from './browser.ts';
 
 const S = 'consoletest';
-const SHOTS = join(process.cwd(), 'docs', 'console');
 const NO_BROWSER = `${CHROMIUM} is not installed`;
 let server: TestServer;
 let browser: Browser;
