@@ -15,8 +15,21 @@ const FORMATS = [
 
 type Format = (typeof FORMATS)[number]['format'];
 
+/**
+ * With artifact bytes in S3, a Parquet download answers 307 to a pre-signed
+ * link. The console does not follow it: the request carries the person's
+ * token, which must not travel to the storage host, and the page's policy
+ * lets it talk to this origin only. It says so instead.
+ */
+const STORED_ELSEWHERE = new ApiError(
+  'DOWNLOAD_REDIRECTED',
+  'This Parquet file is served straight from object storage through a short-lived link, which the console does not follow; download it with an HTTP client (curl -L with your token), or choose CSV or JSONL here.',
+  null,
+);
+
 async function fetchFile(client: SluiceClient, id: string, format: Format): Promise<Blob> {
-  const { data, error, response } = await client.downloadArtifact({ params: { path: { id }, query: { format } }, parseAs: 'blob' });
+  const { data, error, response } = await client.downloadArtifact({ params: { path: { id }, query: { format } }, parseAs: 'blob', redirect: 'manual' });
+  if (response.type === 'opaqueredirect') throw STORED_ELSEWHERE;
   if (!response.ok || !(data instanceof Blob)) {
     const envelope = error as { summary?: string; errorCode?: string } | undefined;
     throw new ApiError(envelope?.errorCode ?? `HTTP_${response.status}`, envelope?.summary ?? `The download failed with HTTP ${response.status}.`, null);
