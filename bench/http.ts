@@ -11,6 +11,7 @@ import autocannon from 'autocannon';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Hono } from 'hono';
 import { CursorCodec, readShape } from '../src/artifacts/cursor.ts';
+import { BLOCK_ROWS } from '../src/artifacts/store/page-reads.ts';
 import { quoteLiteral } from '../src/columns/column-plan.ts';
 import type { Row, Section } from './lib/report.ts';
 import { freshPages } from './lib/fresh-pages.ts';
@@ -34,11 +35,18 @@ interface Load {
   errors: number;
 }
 
-type Body = string | (() => string);
+/** One request body for all, a new one each request, or a reader's next page (its connection's context carries its cursor). */
+type Body = string | (() => string) | { next: (context: Record<string, unknown>) => string; answered: (body: string, context: Record<string, unknown>) => void };
 
 async function load(url: string, options: { method?: 'GET' | 'POST'; body?: Body; headers?: Record<string, string> } = {}): Promise<Load> {
   const { body } = options;
-  const requests = typeof body === 'function' ? [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: body() }) }] : undefined;
+  const requests =
+    typeof body === 'function'
+      ? [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: body() }) }]
+      : typeof body === 'object'
+        ? // autocannon resets a connection's context each time it comes to the end of the list: a long list keeps a reader's cursor.
+          Array.from({ length: 10_000 }, () => ({ setupRequest: (req: Record<string, unknown>, context: Record<string, unknown>) => ({ ...req, body: body.next(context) }), onResponse: (_status: number, text: string, context: Record<string, unknown>) => body.answered(text, context) }))
+        : undefined;
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -101,6 +109,25 @@ export async function httpSection(log: (line: string) => void): Promise<Section>
     log('http: cursor pages, a different one each request');
     const fresh = freshPages(s.cursorKey, artifact, ROWS, PAGE);
     const distinct = await load(readUrl, { method: 'POST', body: () => JSON.stringify(fresh()), headers });
+    log(`http: ${CONNECTIONS} readers, each following its own cursor`);
+    let started = 0;
+    let followed = 0;
+    const readers = await load(readUrl, {
+      method: 'POST',
+      body: {
+        // Each connection starts somewhere of its own, 37,000 rows after the last one's start, and follows nextCursor.
+        next: (context) => {
+          if (typeof context.cursor !== 'string') context.cursor = codec.encode(artifact, PRINCIPAL, readShape({}), (started++ * 37_000) % (ROWS - 100_000));
+          return JSON.stringify({ limit: PAGE, cursor: context.cursor });
+        },
+        answered: (text, context) => {
+          const next = (JSON.parse(text) as { data?: { nextCursor?: string | null } }).data?.nextCursor;
+          context.cursor = typeof next === 'string' ? next : undefined;
+          followed++;
+        },
+      },
+      headers,
+    });
     log('http: aggregate (count and sum by score % 1000)');
     const aggregate = await load(`${s.sluice.url}/api/artifacts/${artifact}/aggregate`, {
       method: 'POST',
@@ -117,7 +144,7 @@ export async function httpSection(log: (line: string) => void): Promise<Section>
     const duckDeep = await duckLoop(() => duck.runAndReadAll(`SELECT * FROM ${all} LIMIT ${PAGE} OFFSET ${CURSOR_AT}`));
     const duckAggregate = await duckLoop(() => duck.runAndReadAll(`SELECT score, count(*), sum(id) FROM ${all} GROUP BY score ORDER BY score LIMIT 10`));
 
-    const loads = { health, first, cursorPage, distinct, aggregate };
+    const loads = { health, first, cursorPage, distinct, readers, aggregate };
     const errors = Object.values(loads).reduce((n, l) => n + l.errors + l.non2xx, 0);
     const vsBare = (a: Load) => `${ratio(a.rps / base.rps)} (${a.rps.toFixed(0)} vs ${base.rps.toFixed(0)} req/s), p99 ${a.p99} ms vs ${base.p99} ms`;
     const page = (name: string, a: Load, duckRate: number, duckName: string): Row[] => [
@@ -141,6 +168,12 @@ export async function httpSection(log: (line: string) => void): Promise<Section>
         held: null,
       },
       {
+        figure: `${CONNECTIONS} readers following their cursors (${PAGE}-row pages): pages/s (p99)`,
+        target: '(info)',
+        measured: `${readers.rps.toFixed(0)}/s, p99 ${readers.p99} ms; ${ratio(readers.rps / duckPart)} DuckDB's single-part page`,
+        held: null,
+      },
+      {
         figure: 'Aggregate (group by 1000 keys, top 10) ÷ DuckDB direct',
         target: '(info)',
         measured: `${ratio(aggregate.rps / duckAggregate)} (${aggregate.rps.toFixed(0)} vs ${duckAggregate.toFixed(0)}/s), p99 ${aggregate.p99} ms`,
@@ -154,7 +187,7 @@ export async function httpSection(log: (line: string) => void): Promise<Section>
       notes: [
         `Artifact: ${ROWS.toLocaleString('en-US')} rows × 4 columns in ${files.length} Parquet parts. Bare Hono: ${base.rps.toFixed(0)} req/s, p99 ${base.p99} ms. autocannon runs in the same process as Sluice and the bare route, so it takes CPU from both alike.`,
         `DuckDB direct (this process, threads=2, one connection, ${SECONDS} s loops): first page over all parts ${duckFirst.toFixed(0)}/s; first page of one part ${duckPart.toFixed(0)}/s; LIMIT ${PAGE} OFFSET ${CURSOR_AT} over all parts ${duckDeep.toFixed(0)}/s; the aggregate ${duckAggregate.toFixed(0)}/s.`,
-        `Each request of "cursor pages, each one different" carries a cursor signed for another offset (7919 pages apart, wrapping), so none is a repeat of one served before and each reads the Parquet. The first page, the cursor page and the aggregate repeat one request, so after the first they are answered from the page cache (authorized against the catalog each time).`,
+        `Each request of "cursor pages, each one different" carries a cursor signed for another offset (7919 pages apart, wrapping), so none is a repeat of one served before and each reads the Parquet. The first page, the cursor page and the aggregate repeat one request, so after the first they are answered from the page cache (authorized against the catalog each time). The readers (${followed} pages answered) each start at their own offset and follow nextCursor, as a client paging through a result does: a page that follows the one before is cut from a block of ${BLOCK_ROWS} rows read once.`,
       ],
     };
   } finally {

@@ -1,0 +1,120 @@
+/**
+ * Pages and aggregates of an artifact, authorized against the catalog every
+ * time, then answered from the store's cache of recent answers or by DuckDB
+ * on a read worker over the leased parts. A plain page (no filter, no sort)
+ * leases and reads only the parts its rows are in.
+ *
+ * A caller following cursors asks for the page after the one it was just
+ * given. Such a page is cut from a block of BLOCK_ROWS rows read once, so
+ * the next pages of the same reader come from memory: reading a 100-row page
+ * costs DuckDB most of what a block costs (it decodes the row group's pages
+ * either way), while a page asked for out of sequence is read on its own.
+ */
+import { buildAggregateStatement } from '../aggregate-sql.ts';
+import type { BlobRecord } from '../catalog/catalog.ts';
+import type { BoundValue } from '../filter-values.ts';
+import { buildReadStatement, isPlainRead, plainWindow, type PartFile } from '../read-sql.ts';
+import type { AggregateRequest, AggregateResult, ArtifactMeta, ReadPage, ReadRequest } from '../types.ts';
+import { PageCache, type CachedAnswer } from './page-cache.ts';
+import { leaseParts, readable } from './readable.ts';
+import type { StoreContext } from './store-context.ts';
+
+/** Rows read at once for a reader that follows its cursor (a multiple of 1000, the largest page, would align blocks with pages of 1000; 1024 keeps pages of 100 and 1000 from always straddling two). */
+export const BLOCK_ROWS = 1024;
+/** How many "the next page starts here" marks are kept, across artifacts and readers. */
+const FOLLOW_MARKS = 10_000;
+
+interface Statement {
+  sql: string;
+  params: BoundValue[];
+  columns: { name: string; type: string }[];
+}
+
+interface ReadState {
+  answers: PageCache<ReadPage>;
+  /** Where the next page of a page served lately starts, by artifact and projection: Map order is age. */
+  next: Map<string, true>;
+}
+
+/** Each store's cache and marks; a store's context lives as long as the store. */
+const states = new WeakMap<StoreContext, ReadState>();
+
+function stateOf(ctx: StoreContext): ReadState {
+  let state = states.get(ctx);
+  if (state === undefined) states.set(ctx, (state = { answers: new PageCache<ReadPage>(), next: new Map() }));
+  return state;
+}
+
+/** Leases `count` parts from `first`, runs the statement built over them, and keeps `limit` rows (the one past it says whether more exist). */
+async function run(ctx: StoreContext, blob: BlobRecord, limit: number, first: number, count: number, build: (files: PartFile[]) => Statement): Promise<CachedAnswer<ReadPage>> {
+  const { files, release } = await leaseParts(ctx, blob, first, count);
+  try {
+    const statement = build(files);
+    const result = await ctx.workers.read(statement.sql, statement.params);
+    const more = result.length > limit;
+    const rows = more ? result.slice(0, limit) : result;
+    return { value: { columns: statement.columns.map((c) => ({ name: c.name, type: c.type })), rows, more }, bytes: approximateBytes(rows) };
+  } finally {
+    release();
+  }
+}
+
+/** About the memory a page's rows hold, for the cache's bound (strings at two bytes a character). */
+function approximateBytes(rows: unknown[][]): number {
+  let bytes = 0;
+  for (const row of rows) for (const value of row) bytes += typeof value === 'string' ? 2 * value.length + 16 : Array.isArray(value) ? 16 * value.length + 64 : 16;
+  return bytes + 32 * rows.length;
+}
+
+function plainRun(ctx: StoreContext, meta: ArtifactMeta, blob: BlobRecord, request: ReadRequest): Promise<CachedAnswer<ReadPage>> {
+  const window = plainWindow(blob.parts.map((p) => p.rows), request.offset, request.limit);
+  return run(ctx, blob, request.limit, window.first, window.count, (files) => buildReadStatement(meta.columns, files, { ...request, offset: window.offset }));
+}
+
+/** Marks where the page after this one starts; answers whether this one starts where a page served lately ended. */
+function follows(state: ReadState, reader: string, request: ReadRequest): boolean {
+  const here = `${reader}\u0000${request.offset}`;
+  const followed = request.offset > 0 && state.next.delete(here);
+  state.next.set(`${reader}\u0000${request.offset + request.limit}`, true);
+  for (const oldest of state.next.keys()) {
+    if (state.next.size <= FOLLOW_MARKS) break;
+    state.next.delete(oldest);
+  }
+  return followed;
+}
+
+/** A plain page cut from the blocks it overlaps, each read once and kept with the other answers. */
+async function fromBlocks(ctx: StoreContext, state: ReadState, meta: ArtifactMeta, blob: BlobRecord, reader: string, request: ReadRequest, total: number): Promise<ReadPage> {
+  const end = Math.min(total, request.offset + request.limit + 1);
+  const rows: unknown[][] = [];
+  let columns: ReadPage['columns'] = [];
+  for (let block = Math.floor(request.offset / BLOCK_ROWS); block * BLOCK_ROWS < end; block++) {
+    const start = block * BLOCK_ROWS;
+    const blockRequest = { columns: request.columns, limit: BLOCK_ROWS, offset: start };
+    const read = await state.answers.get(`block\u0000${reader}\u0000${block}`, () => plainRun(ctx, meta, blob, blockRequest));
+    columns = read.columns;
+    rows.push(...read.rows.slice(Math.max(0, request.offset - start), end - start));
+  }
+  const more = rows.length > request.limit;
+  return { columns, rows: more ? rows.slice(0, request.limit) : rows, more };
+}
+
+export async function readPage(ctx: StoreContext, principal: string, id: string, request: ReadRequest): Promise<ReadPage> {
+  const { meta, blob } = await readable(ctx, principal, id);
+  const state = stateOf(ctx);
+  // The artifact's id and its bytes' hash: the answer cannot change while both stay the same.
+  const artifact = `${meta.id}\u0000${blob.hash}`;
+  if (!isPlainRead(request)) {
+    return state.answers.get(`read\u0000${artifact}\u0000${JSON.stringify(request)}`, () => run(ctx, blob, request.limit, 0, blob.parts.length, (files) => buildReadStatement(meta.columns, files, request)));
+  }
+  const reader = `${artifact}\u0000${JSON.stringify(request.columns ?? null)}`;
+  const total = blob.parts.reduce((sum, p) => sum + p.rows, 0);
+  if (follows(state, reader, request) && request.offset < total) return fromBlocks(ctx, state, meta, blob, reader, request, total);
+  return state.answers.get(`read\u0000${artifact}\u0000${JSON.stringify(request)}`, () => plainRun(ctx, meta, blob, request));
+}
+
+export async function aggregate(ctx: StoreContext, principal: string, id: string, request: AggregateRequest): Promise<AggregateResult> {
+  const { meta, blob } = await readable(ctx, principal, id);
+  const key = `aggregate\u0000${meta.id}\u0000${blob.hash}\u0000${JSON.stringify(request)}`;
+  return stateOf(ctx).answers.get(key, () => run(ctx, blob, request.limit, 0, blob.parts.length, (files) => buildAggregateStatement(meta.columns, files, request)));
+}
