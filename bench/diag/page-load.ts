@@ -12,7 +12,7 @@ import { PRINCIPAL, runExport, startBenchSluice, TOKEN } from '../lib/sluice.ts'
 
 const ROWS = 2_000_000;
 const kind = process.argv[2] ?? 'first';
-const s = await startBenchSluice({ SLUICE_RATE_LIMIT_PER_MINUTE: '10000000' });
+const s = await startBenchSluice();
 try {
   const made = await runExport(s, `select g::int8 as id, md5(g::text) as h, (g % 1000)::int4 as score, now()::timestamptz as at from generate_series(1, ${ROWS}) g`);
   const codec = new CursorCodec(s.cursorKey);
