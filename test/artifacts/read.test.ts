@@ -601,8 +601,8 @@ describe('an artifact of several Parquet parts', () => {
       }
     }
     // The last pages of the artifact, followed to the end: the last one says so.
-    const body: ReadBody = { limit: 300 };
-    const tail = await read({ ...body, cursor: cursorAt(body, BIG_ROWS - 450) }, TOKENS.admin, bigId);
+    const body: ReadBody = { limit: 200 };
+    const tail = await read({ ...body, cursor: cursorAt(body, BIG_ROWS - 350) }, TOKENS.admin, bigId);
     const last = await read({ ...body, cursor: tail.body.data.nextCursor }, TOKENS.admin, bigId);
     expect(last.body.data.rows.map((r: unknown[]) => r[0])).toEqual(Array.from({ length: 150 }, (_, i) => BIG_ROWS - 150 + i + 1));
     expect(last.body.data.nextCursor).toBeNull();
