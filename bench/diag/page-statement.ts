@@ -1,8 +1,9 @@
 /**
  * One page's statement in DuckDB on one connection, without HTTP or workers:
  * what Sluice runs for a plain 100-row page (row ranges of one part, JSON
- * text per row) against a bare SELECT * LIMIT of the same part, and the cost
- * of turning the answer into JavaScript rows. Parts are made here (10 × 200k
+ * text per row) against a bare SELECT * LIMIT of the same part, the cost
+ * of turning the answer into JavaScript rows, and a page against a 1024-row
+ * read-ahead block. Parts are made here (10 × 200k
  * rows, 30720-row groups, as exports write them).
  *
  *   npx tsx bench/diag/page-statement.ts
@@ -57,6 +58,13 @@ try {
     const from = at % 200_000;
     return duck.runAndReadAll(`SELECT id FROM read_parquet(${quoteLiteral(part.path)}, file_row_number = true) WHERE file_row_number >= ${from} AND file_row_number < ${from + 101}`);
   });
+  for (const rows of [101, 1024]) {
+    await loop(`row ranges, JSON text, ${rows} rows (a page; a read-ahead block)`, async (i) => {
+      const at = offset(i) % 198_000;
+      const s = buildReadStatement(columns, [parts[3]!], { limit: rows - 1, offset: at });
+      return (await duck.runAndReadAll(s.sql, s.params)).getRowsJS().map((r) => JSON.parse(String(r[0])) as unknown[]);
+    });
+  }
   await loop('SELECT 1', () => duck.runAndReadAll('SELECT 1'));
 } finally {
   duck.closeSync();
