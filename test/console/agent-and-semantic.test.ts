@@ -15,7 +15,7 @@ import type { Browser } from 'playwright-core';
 import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 import { LLM_BASE, startFakeLlm, type FakeLlm } from '../ai/llm-fake.ts';
-import { CHROMIUM, HAVE_CHROMIUM, launch, openPage, screenshot, SHOTS, type WatchedPage } from './browser.ts';
+import { CHROMIUM, closeChecked, HAVE_CHROMIUM, launch, openPage, screenshot, SHOTS, type WatchedPage } from './browser.ts';
 
 const S = 'consoleai';
 const NO_BROWSER = `${CHROMIUM} is not installed`;
@@ -73,10 +73,7 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: A
   afterEach(async () => {
     const watched = current;
     current = null;
-    if (watched === null) return;
-    const problems = watched.problems();
-    await watched.page.context().close();
-    expect(problems, 'console errors, page errors or CSP violations').toEqual([]);
+    if (watched !== null) await closeChecked(watched);
   });
 
   async function signedIn(): Promise<WatchedPage> {

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -46,6 +47,13 @@ export async function openPage(browser: Browser, viewport = { width: 1280, heigh
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   return { page, problems: () => [...problems], allowStatus: (status) => allowed.add(status) };
+}
+
+/** Closes the page's context and fails on any console error, page error or CSP violation it met. */
+export async function closeChecked(watched: WatchedPage): Promise<void> {
+  const problems = watched.problems();
+  await watched.page.context().close();
+  expect(problems, 'console errors, page errors or CSP violations').toEqual([]);
 }
 
 /**

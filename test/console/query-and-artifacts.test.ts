@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { EMBEDDED, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
-import { CHROMIUM, HAVE_CHROMIUM, launch, openPage, screenshot, SHOTS, type WatchedPage } from './browser.ts';
+import { CHROMIUM, closeChecked, HAVE_CHROMIUM, launch, openPage, screenshot, SHOTS, type WatchedPage } from './browser.ts';
 
 const S = 'consoletest';
 const NO_BROWSER = `${CHROMIUM} is not installed`;
@@ -43,10 +43,7 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
   afterEach(async () => {
     const watched = current;
     current = null;
-    if (watched === null) return;
-    const problems = watched.problems();
-    await watched.page.context().close();
-    expect(problems, 'console errors, page errors or CSP violations').toEqual([]);
+    if (watched !== null) await closeChecked(watched);
   });
 
   /** `allow`: HTTP statuses the sign-in itself meets (a reader's role probe is answered 403). */

@@ -14,7 +14,7 @@ import { PG_SKIP_REASON, PG_URL } from '../artifacts/catalog/pg-test-schemas.ts'
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
 import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
-import { CHROMIUM, HAVE_CHROMIUM, launch, openPage } from './browser.ts';
+import { CHROMIUM, closeChecked, HAVE_CHROMIUM, launch, openPage } from './browser.ts';
 
 const SKIP = !HAVE_CHROMIUM || PG_SKIP_REASON !== null;
 const REASON = HAVE_CHROMIUM ? (PG_SKIP_REASON ?? '') : `${CHROMIUM} is not installed`;
@@ -57,8 +57,6 @@ describe.skipIf(SKIP)(skipNote(SKIP, 'console downloads with artifact bytes in S
     const csv = readFileSync((await download.path())!, 'utf8').trim().split('\n');
     expect(csv).toHaveLength(121);
     expect(csv.at(-1)).toBe('120');
-    const problems = watched.problems();
-    await page.context().close();
-    expect(problems, 'console errors, page errors or CSP violations').toEqual([]);
+    await closeChecked(watched);
   });
 });
