@@ -100,6 +100,14 @@ export async function smoke(target: string): Promise<string[]> {
   try {
     check(await waitFor(() => fetch(`${base}/readyz`).then((r) => r.ok, () => false)), 'readyz');
     check((await fetch(`${base}/healthz`)).ok, 'healthz');
+    // The console's page and its two assets: prebuilt under `npm start`, bundled from the sources otherwise.
+    const consolePage = await fetch(`${base}/`);
+    const html = await consolePage.text();
+    check(consolePage.ok && consolePage.url.endsWith('/console') && (consolePage.headers.get('content-security-policy') ?? '').includes("script-src 'self'"), 'console page');
+    for (const asset of html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)) {
+      const r = await fetch(`${base}${asset[1]}`);
+      check(r.ok && (await r.arrayBuffer()).byteLength > 1000, `console asset ${asset[1]}`, r.status);
+    }
     const token = (JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as { adminToken: string }).adminToken;
     const api = async (path: string, body?: unknown) => {
       const r = await fetch(`${base}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { 'x-token': token, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });

@@ -13,10 +13,13 @@ const NEEDS_CANCEL = 'the smoke servers need a PostgreSQL where a cancel stops t
 // One line in the output for the four targets, which keep their plain names when they run.
 const title = EMBEDDED ? `${skipNote(true, 'runtime smoke', NEEDS_CANCEL)}: %s` : '%s';
 describe.skipIf(EMBEDDED).each(['node', 'bun', 'deno', 'bun-sources'])(title, (target) => {
-  it('serves a query with an artifact, two pages by the cursor and a cancel, then exits cleanly', async () => {
+  it('serves the console, a query with an artifact, two pages by the cursor and a cancel, then exits cleanly', async () => {
     expect(await smoke(target)).toEqual([
       'readyz',
       'healthz',
+      'console page',
+      'console asset /console/assets/console.css',
+      'console asset /console/assets/console.js',
       'query with an artifact',
       'page read',
       'next page by the cursor',
