@@ -17,12 +17,12 @@ import type { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { ByteStore } from './byte-store.ts';
+import type { ByteStore, PartRef } from './byte-store.ts';
 import { contentCheck } from './content-check.ts';
 import { OBJECTS_DIR, checkExpiry, checkLocation, newLocation, partKey, partNotFound } from './part-address.ts';
 import type { PartCache } from './part-cache.ts';
 import { deleteUnder, listS3Locations } from './s3-locations.ts';
-import { guarded } from './storage-errors.ts';
+import { guarded, storageError } from './storage-errors.ts';
 
 export interface S3BytesOptions {
   client: S3Client;
@@ -48,6 +48,8 @@ const QUEUE_SIZE = 2;
  * (s3rver reads them all back to do it). S3 takes up to 5 GiB in one PUT.
  */
 const DEFAULT_SINGLE_PUT_MAX_BYTES = 64 * 1024 * 1024;
+const PUT_ATTEMPTS = 3;
+const PUT_RETRY_DELAY_MS = 200;
 const PARQUET = 'application/vnd.apache.parquet';
 
 function isMissingKey(error: unknown): boolean {
@@ -68,6 +70,50 @@ export function createS3Bytes(options: S3BytesOptions): ByteStore {
     }
   }
 
+  /** The part's file through its content check, which holds the last bytes back until they are verified. */
+  function checkedBody(part: PartRef, localFile: string): { body: Readable; close: () => void } {
+    const file = createReadStream(localFile);
+    const check = contentCheck(part.sha256, part.bytes);
+    file.on('error', (error) => check.destroy(error));
+    return { body: file.pipe(check), close: () => file.destroy() };
+  }
+
+  /** One PUT of known length: wrong bytes never send their last byte, and the request is aborted. */
+  async function putSingle(Key: string, part: PartRef, localFile: string): Promise<void> {
+    const { body, close } = checkedBody(part, localFile);
+    // A body that fails does not end the request by itself (it would wait for the bytes it was promised): abort it, and report why.
+    const abort = new AbortController();
+    let failure: unknown;
+    body.on('error', (error) => {
+      failure ??= error;
+      abort.abort();
+    });
+    try {
+      await client.send(new PutObjectCommand({ Bucket, Key, Body: body, ContentLength: part.bytes, ContentType: PARQUET }), { abortSignal: abort.signal });
+    } catch (error) {
+      throw failure ?? error;
+    } finally {
+      close();
+    }
+  }
+
+  async function putMultipart(Key: string, part: PartRef, localFile: string): Promise<void> {
+    const { body, close } = checkedBody(part, localFile);
+    const upload = new Upload({
+      client,
+      params: { Bucket, Key, Body: body, ContentType: PARQUET },
+      partSize: options.partSize ?? DEFAULT_PART_SIZE,
+      queueSize: QUEUE_SIZE,
+      // A failed upload is aborted, so no parts of it linger (and bill) in the bucket.
+      leavePartsOnError: false,
+    });
+    try {
+      await upload.done();
+    } finally {
+      close();
+    }
+  }
+
   return {
     capabilities: { presign: true },
 
@@ -76,38 +122,16 @@ export function createS3Bytes(options: S3BytesOptions): ByteStore {
     putPart: (part, localFile) =>
       guarded(async () => {
         const Key = root + partKey(part);
-        const file = createReadStream(localFile);
-        // The check holds the last bytes back until they are verified: a PUT of wrong bytes never gets its last byte and stores nothing.
-        const Body = contentCheck(part.sha256, part.bytes);
-        file.on('error', (error) => Body.destroy(error));
-        const body = file.pipe(Body);
-        try {
-          if (part.bytes <= (options.singlePutMaxBytes ?? DEFAULT_SINGLE_PUT_MAX_BYTES)) {
-            // A body that fails does not end the request by itself (it would wait for the bytes it was promised): abort it, and report why.
-            const abort = new AbortController();
-            let failure: unknown;
-            body.on('error', (error) => {
-              failure ??= error;
-              abort.abort();
-            });
-            try {
-              await client.send(new PutObjectCommand({ Bucket, Key, Body: body, ContentLength: part.bytes, ContentType: PARQUET }), { abortSignal: abort.signal });
-            } catch (error) {
-              throw failure ?? error;
-            }
-            return;
+        if (part.bytes > (options.singlePutMaxBytes ?? DEFAULT_SINGLE_PUT_MAX_BYTES)) return putMultipart(Key, part, localFile);
+        // The SDK does not retry a request whose body is a stream (it cannot replay it): a failure
+        // the backend may not repeat is tried again here, from the file, through a new check.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await putSingle(Key, part, localFile);
+          } catch (error) {
+            if (attempt === PUT_ATTEMPTS || storageError(error).details?.retryable !== true) throw error;
+            await new Promise((resolve) => setTimeout(resolve, PUT_RETRY_DELAY_MS * attempt));
           }
-          const upload = new Upload({
-            client,
-            params: { Bucket, Key, Body: body, ContentType: PARQUET },
-            partSize: options.partSize ?? DEFAULT_PART_SIZE,
-            queueSize: QUEUE_SIZE,
-            // A failed upload is aborted, so no parts of it linger (and bill) in the bucket.
-            leavePartsOnError: false,
-          });
-          await upload.done();
-        } finally {
-          file.destroy();
         }
       }),
 

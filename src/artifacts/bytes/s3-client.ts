@@ -23,6 +23,9 @@ export function createS3Client(setting: S3Setting): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
+    // The SDK's own warnings (a streamed upload it will not retry) would go to the console; the
+    // store retries such uploads itself and reports what fails through its errors.
+    logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
     requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: IDLE_TIMEOUT_MS },
   });
 }

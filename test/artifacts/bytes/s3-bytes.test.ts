@@ -8,7 +8,7 @@
  * whose keys span several calls are seen to group and go whole.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -130,6 +130,52 @@ describe('S3 uploads whose keys span several calls', () => {
     await deleteUnder(client, server.bucket, `${root}${biggest}/`, 2);
     expect(calls('DeleteObjects') - before).toBe(3);
     expect((await store.listLocations({ limit: 10 })).locations.map((entry) => entry.location)).toEqual(seen.filter((location) => location !== biggest));
+    store.close();
+  });
+});
+
+describe('S3 uploads that meet a connection dropped mid-body', () => {
+  /** A client whose first `failures` PUTs read some of their body and then fail as a reset connection would. */
+  function droppingClient(failures: number): { client: S3Client; puts: () => number } {
+    const client = createS3Client({ endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true });
+    const send = client.send.bind(client);
+    let puts = 0;
+    vi.spyOn(client, 'send').mockImplementation((async (command: { input: { Body?: unknown } }, ...rest: unknown[]) => {
+      if (command instanceof PutObjectCommand && ++puts <= failures) {
+        for await (const _chunk of command.input.Body as AsyncIterable<Buffer>) break;
+        throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+      }
+      return (send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
+    }) as never);
+    return { client, puts: () => puts };
+  }
+
+  function storeOver(client: S3Client) {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'sluice-part-cache-'));
+    dirs.push(cacheDir);
+    return { cacheDir, store: createS3Bytes({ client, bucket: server.bucket, prefix: `drops/${randomUUID()}`, cache: new PartCache({ dir: cacheDir, maxBytes: 10_000_000 }) }) };
+  }
+
+  it('sends the part again from its file, and stores it whole', async () => {
+    const { client, puts } = droppingClient(2);
+    const { cacheDir, store } = storeOver(client);
+    const part = makePart(cacheDir, 300_000);
+    const [ref] = await upload(store, [part]);
+    expect(puts()).toBe(3);
+    const lease = await store.localPath(ref!);
+    expect(readFileSync(lease.path).equals(readFileSync(part.path))).toBe(true);
+    lease.release();
+    store.close();
+  });
+
+  it('gives up after three attempts as STORAGE_UNAVAILABLE, storing nothing', async () => {
+    const { client, puts } = droppingClient(3);
+    const { cacheDir, store } = storeOver(client);
+    const part = makePart(cacheDir, 300_000);
+    const failure = await upload(store, [part]).then(() => null, (error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'STORAGE_UNAVAILABLE', details: { retryable: true, reason: 'ECONNRESET' } });
+    expect(puts()).toBe(3);
+    expect((await store.listLocations({ limit: 10 })).locations).toEqual([]);
     store.close();
   });
 });
