@@ -12,7 +12,7 @@
 /** What a page or an aggregate leaves in the cache. */
 export interface CachedAnswer<T> {
   value: T;
-  /** About what the entry holds in memory: the JSON text of its rows. */
+  /** About what the entry holds in memory: its values, strings at two bytes a character (page-reads.ts). */
   bytes: number;
 }
 

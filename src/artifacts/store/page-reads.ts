@@ -59,11 +59,16 @@ async function run(ctx: StoreContext, blob: BlobRecord, limit: number, first: nu
   }
 }
 
-/** About the memory a page's rows hold, for the cache's bound (strings at two bytes a character). */
-function approximateBytes(rows: unknown[][]): number {
-  let bytes = 0;
-  for (const row of rows) for (const value of row) bytes += typeof value === 'string' ? 2 * value.length + 16 : Array.isArray(value) ? 16 * value.length + 64 : 16;
-  return bytes + 32 * rows.length;
+/** About the memory a value holds, for the cache's bound: strings at two bytes a character, arrays and objects by what they hold. */
+function approximateValueBytes(value: unknown): number {
+  if (typeof value === 'string') return 2 * value.length + 16;
+  if (Array.isArray(value)) return value.reduce((sum: number, item: unknown) => sum + approximateValueBytes(item), 64);
+  if (typeof value === 'object' && value !== null) return Object.entries(value).reduce((sum, [key, item]) => sum + 2 * key.length + approximateValueBytes(item), 64);
+  return 16;
+}
+
+export function approximateBytes(rows: unknown[][]): number {
+  return rows.reduce((sum, row) => sum + approximateValueBytes(row), 0);
 }
 
 function plainRun(ctx: StoreContext, meta: ArtifactMeta, blob: BlobRecord, request: ReadRequest): Promise<CachedAnswer<ReadPage>> {

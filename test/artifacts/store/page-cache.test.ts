@@ -1,6 +1,7 @@
 /** The cache of recent answers on its own: bounded, least recently used out first, one load per key at a time. */
 import { describe, expect, it } from 'vitest';
 import { PageCache } from '../../../src/artifacts/store/page-cache.ts';
+import { approximateBytes } from '../../../src/artifacts/store/page-reads.ts';
 
 const answer = (value: string, bytes = 1000) => async () => ({ value, bytes });
 
@@ -53,5 +54,15 @@ describe('PageCache', () => {
 
     await expect(cache.get('bad', async () => Promise.reject(new Error('no')))).rejects.toThrow('no');
     expect(await cache.get('bad', answer('good'))).toBe('good');
+  });
+});
+
+describe('the size a page is counted at', () => {
+  it('counts what arrays and objects hold, not only how many items they have', () => {
+    const long = 'x'.repeat(10_000);
+    // A text[] of ten long strings, and a json value holding one.
+    expect(approximateBytes([[[...Array(10)].map(() => long)]])).toBeGreaterThanOrEqual(200_000);
+    expect(approximateBytes([[{ note: long }]])).toBeGreaterThanOrEqual(20_000);
+    expect(approximateBytes([['abc', '12.50', null]])).toBeLessThan(200);
   });
 });
