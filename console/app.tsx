@@ -79,8 +79,11 @@ export function App() {
         <button
           type="button"
           onClick={() => {
+            // Nothing of this person's work stays for whoever signs in next (the tabs unmount with them).
             saveToken(null);
             setSigned(null);
+            setSql(null);
+            setOpened(null);
           }}
         >
           Sign out

@@ -93,9 +93,15 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
       await page.reload();
       await page.getByRole('tab', { name: 'Query' }).waitFor();
       expect(await page.getByRole('tab').allTextContents()).toEqual(['Query', 'Artifacts']);
+      await page.getByLabel('SQL').fill("SELECT 'the reader was here'");
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('Token').waitFor();
       expect(await page.evaluate(() => sessionStorage.getItem('sluice.token'))).toBeNull();
+      // Whoever signs in next starts afresh: nothing the reader typed is left behind.
+      await page.getByLabel('Token').fill(TOKENS.admin);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('tab', { name: 'Semantic' }).waitFor();
+      expect(await page.getByLabel('SQL').inputValue()).not.toContain('the reader was here');
     });
   });
 
