@@ -19,12 +19,11 @@ type Format = (typeof FORMATS)[number]['format'];
  * With artifact bytes in S3, a Parquet download answers 307 to a pre-signed
  * link. The console does not follow it: the request carries the person's
  * token, which must not travel to the storage host, and the page's policy
- * lets it talk to this origin only. It says so instead.
+ * lets it talk to this origin only. It says so instead, as a notice of its
+ * own rather than an API error code.
  */
-const STORED_ELSEWHERE = new ApiError(
-  'DOWNLOAD_REDIRECTED',
-  'This Parquet file is served straight from object storage through a short-lived link, which the console does not follow; download it with an HTTP client (curl -L with your token), or choose CSV or JSONL here.',
-  null,
+const STORED_ELSEWHERE = new Error(
+  'This Parquet file is served straight from object storage through a short-lived link, which the console does not follow; download it with an HTTP client (curl -L with your token as Authorization: Bearer), or choose CSV or JSONL here.',
 );
 
 async function fetchFile(client: SluiceClient, id: string, format: Format): Promise<Blob> {

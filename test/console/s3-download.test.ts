@@ -50,7 +50,7 @@ describe.skipIf(SKIP)(skipNote(SKIP, 'console downloads with artifact bytes in S
     await page.getByText('Returned 50 of 120 rows. The complete result is available as an artifact.').waitFor();
 
     await page.getByRole('link', { name: 'Parquet' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('DOWNLOAD_REDIRECTED');
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('served straight from object storage');
     expect(await page.getByRole('alert').textContent()).toContain('choose CSV or JSONL');
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'CSV' }).click()]);
