@@ -65,6 +65,11 @@ export class PageCache<T> {
     return (await pending).value;
   }
 
+  /** Whether an answer is kept under `key` (an answer too large for the cache is served once and not kept). */
+  holds(key: string): boolean {
+    return this.#entries.has(key);
+  }
+
   #store(key: string, answer: CachedAnswer<T>): void {
     const bytes = answer.bytes + key.length + ENTRY_OVERHEAD;
     // One answer may not take more than an eighth of the cache: a few large ones would flush everything else.

@@ -34,6 +34,8 @@ interface ReadState {
   answers: PageCache<ReadPage>;
   /** Where the next page of a page served lately starts, by artifact and projection: Map order is age. */
   next: Map<string, true>;
+  /** Readers whose blocks are too large for the cache to keep: each of their pages is read on its own. */
+  unblocked: Map<string, true>;
 }
 
 /** Each store's cache and marks; a store's context lives as long as the store. */
@@ -41,7 +43,7 @@ const states = new WeakMap<StoreContext, ReadState>();
 
 function stateOf(ctx: StoreContext): ReadState {
   let state = states.get(ctx);
-  if (state === undefined) states.set(ctx, (state = { answers: new PageCache<ReadPage>(), next: new Map() }));
+  if (state === undefined) states.set(ctx, (state = { answers: new PageCache<ReadPage>(), next: new Map(), unblocked: new Map() }));
   return state;
 }
 
@@ -76,15 +78,20 @@ function plainRun(ctx: StoreContext, meta: ArtifactMeta, blob: BlobRecord, reque
   return run(ctx, blob, request.limit, window.first, window.count, (files) => buildReadStatement(meta.columns, files, { ...request, offset: window.offset }));
 }
 
+/** Adds `key` to a map used as a bounded set, oldest out first. */
+function remember(marks: Map<string, true>, key: string): void {
+  marks.set(key, true);
+  for (const oldest of marks.keys()) {
+    if (marks.size <= FOLLOW_MARKS) break;
+    marks.delete(oldest);
+  }
+}
+
 /** Marks where the page after this one starts; answers whether this one starts where a page served lately ended. */
 function follows(state: ReadState, reader: string, request: ReadRequest): boolean {
   const here = `${reader}\u0000${request.offset}`;
   const followed = request.offset > 0 && state.next.delete(here);
-  state.next.set(`${reader}\u0000${request.offset + request.limit}`, true);
-  for (const oldest of state.next.keys()) {
-    if (state.next.size <= FOLLOW_MARKS) break;
-    state.next.delete(oldest);
-  }
+  remember(state.next, `${reader}\u0000${request.offset + request.limit}`);
   return followed;
 }
 
@@ -96,7 +103,10 @@ async function fromBlocks(ctx: StoreContext, state: ReadState, meta: ArtifactMet
   for (let block = Math.floor(request.offset / BLOCK_ROWS); block * BLOCK_ROWS < end; block++) {
     const start = block * BLOCK_ROWS;
     const blockRequest = { columns: request.columns, limit: BLOCK_ROWS, offset: start };
-    const read = await state.answers.get(`block\u0000${reader}\u0000${block}`, () => plainRun(ctx, meta, blob, blockRequest));
+    const key = `block\u0000${reader}\u0000${block}`;
+    const read = await state.answers.get(key, () => plainRun(ctx, meta, blob, blockRequest));
+    // A block the cache would not keep (wide rows) would be read again for every page it holds.
+    if (!state.answers.holds(key)) remember(state.unblocked, reader);
     columns = read.columns;
     rows.push(...read.rows.slice(Math.max(0, request.offset - start), end - start));
   }
@@ -116,7 +126,7 @@ export async function readPage(ctx: StoreContext, principal: string, id: string,
   const total = blob.parts.reduce((sum, p) => sum + p.rows, 0);
   // Large pages are read on their own: a block is then hardly larger, and never more than one page's worth of memory is read for a page.
   const small = request.limit <= BLOCK_ROWS / 4;
-  if (follows(state, reader, request) && small && request.offset < total) return fromBlocks(ctx, state, meta, blob, reader, request, total);
+  if (follows(state, reader, request) && small && request.offset < total && !state.unblocked.has(reader)) return fromBlocks(ctx, state, meta, blob, reader, request, total);
   return state.answers.get(`read\u0000${artifact}\u0000${JSON.stringify(request)}`, () => plainRun(ctx, meta, blob, request));
 }
 
