@@ -11,6 +11,7 @@
  */
 import type pg from 'pg';
 import { SluiceError } from '../../errors.ts';
+import { quietLogger, type Logger } from '../../logger.ts';
 import type { Catalog, CatalogOptions } from './catalog.ts';
 import { catalogOver } from './catalog-over.ts';
 import type { CatalogPort, CatalogTx } from './catalog-port.ts';
@@ -27,6 +28,8 @@ export interface PgCatalogOptions extends CatalogOptions {
   applicationName?: string;
   /** A statement waiting longer than this (a lock held elsewhere) fails as STORAGE_UNAVAILABLE instead of hanging a request. */
   statementTimeoutMs?: number;
+  /** Hears connections that fail while idle (the database restarted, a proxy cut them). */
+  log?: Logger;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -69,6 +72,7 @@ export async function openPgCatalog(options: PgCatalogOptions): Promise<Catalog>
     maxConnections: options.maxConnections ?? 4,
     applicationName: options.applicationName ?? 'sluice-catalog',
     statementTimeoutMs: options.statementTimeoutMs ?? 30_000,
+    log: options.log ?? quietLogger,
   });
   try {
     await guarded(() => inTransaction(pool, (tx) => migratePg(tx, schema)));

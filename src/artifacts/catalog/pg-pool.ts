@@ -12,6 +12,7 @@
  * destroyed rather than reused, and the next transaction gets a new one.
  */
 import pg from 'pg';
+import type { Logger } from '../../logger.ts';
 import type { CatalogTx, Param } from './catalog-port.ts';
 
 export interface PgPoolOptions {
@@ -20,6 +21,7 @@ export interface PgPoolOptions {
   maxConnections: number;
   applicationName: string;
   statementTimeoutMs: number;
+  log: Logger;
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -41,7 +43,7 @@ export function openPool(options: PgPoolOptions): pg.Pool {
     options: [own, `-c search_path="${options.schema}"`].filter((o) => o !== null).join(' '),
   });
   // An idle connection that drops is removed by the pool; without a listener its error would end the process.
-  pool.on('error', () => undefined);
+  pool.on('error', (error) => options.log.error('An idle connection of the artifact catalog failed; it is dropped, and the next statement opens another.', error));
   return pool;
 }
 

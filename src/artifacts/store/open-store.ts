@@ -42,7 +42,7 @@ export function openStore(config: Pick<Config, 'dataDir' | 'catalogUrl' | 'artif
     async () =>
       config.catalogUrl === undefined
         ? openSqliteCatalog({ file: join(local, 'catalog.sqlite'), ...quotas })
-        : openPgCatalog({ url: config.catalogUrl, ...quotas }),
+        : openPgCatalog({ url: config.catalogUrl, log: options.log, ...quotas }),
     options.log,
   );
   const bytes = openByteStore(config);

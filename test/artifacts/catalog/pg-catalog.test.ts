@@ -120,6 +120,25 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'Post
     }
   });
 
+  it('logs an idle connection that fails, with no credential in the line, and answers on a new one', async () => {
+    const schema = schemas.fresh();
+    const applicationName = `sluice-catalog-idle-${schema}`;
+    const lines: string[] = [];
+    const log = { info: (line: string) => void lines.push(line), error: (line: string) => void lines.push(line) };
+    const catalog = await openPgCatalog({ url: PG_URL!, schema, maxConnections: 1, applicationName, log, ...QUOTAS });
+    const killer = postgres(PG_URL!, { max: 1, onnotice: () => undefined });
+    try {
+      await catalog.usage('alice');
+      await killer`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${applicationName}`;
+      for (let i = 0; i < 100 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(lines).toEqual(['An idle connection of the artifact catalog failed; it is dropped, and the next statement opens another.']);
+      expect((await catalog.usage('alice')).workspace.artifacts).toBe(0);
+    } finally {
+      await catalog.close();
+      await killer.end({ timeout: 5 });
+    }
+  });
+
   it('refuses a schema name that is not a plain identifier before connecting', async () => {
     expect((await errorOf(openPgCatalog({ url: PG_URL!, schema: 'x"; DROP SCHEMA public; --', ...QUOTAS }))).code).toBe('VALIDATION_ERROR');
   });
