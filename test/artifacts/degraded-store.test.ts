@@ -15,7 +15,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,45 +22,12 @@ import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
 import { createArtifact, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 import { PG_SKIP_REASON, PG_URL } from './catalog/pg-test-schemas.ts';
-import { bucketClient, createCatalogDatabase, freePort, getJson, listKeys, remoteStoreEnv, waitFor } from './remote-store-setup.ts';
+import { bucketClient, createCatalogDatabase, freePort, getJson, listKeys, remoteStoreEnv, switchableRelay, waitFor } from './remote-store-setup.ts';
 
 const SKIP = PG_SKIP_REASON !== null;
 const RUN = randomBytes(4).toString('hex');
 /** Goes into the catalog URL (trust authentication ignores it), so a response that leaked the URL would show it. */
 const CATALOG_PASSWORD = `catalog-secret-${RUN}`;
-
-/**
- * A TCP port in front of the catalog's PostgreSQL that refuses connections
- * (nothing listens on it) until `forward`, then relays them; `cut` drops
- * every relayed connection and refuses again: a database that is down when
- * the server starts, comes up, and goes away for a while later.
- */
-async function switchableRelay(target: URL): Promise<{ port: number; forward(): Promise<void>; cut(): Promise<void> }> {
-  const port = await freePort();
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  return {
-    port,
-    async forward() {
-      if (server.listening) return;
-      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    },
-    async cut() {
-      if (!server.listening) return;
-      const closed = new Promise((resolve) => server.close(resolve));
-      for (const s of sockets) s.destroy();
-      await closed;
-    },
-  };
-}
 
 /** What no error body may contain: where the bytes live and how they are named. */
 function expectNoStorageAddress(text: string, s3: TestS3Server, prefix: string): void {
@@ -92,9 +58,7 @@ describe.skipIf(SKIP)(skipNote(SKIP, 'a server with its catalog or its bucket un
   it('starts with its catalog unreachable: live, not ready naming the catalog, previews still answered; ready by itself once the catalog answers', async () => {
     const target = new URL(catalogDb.url);
     const relay = await switchableRelay(target);
-    const viaRelay = new URL(catalogDb.url);
-    viaRelay.hostname = '127.0.0.1';
-    viaRelay.port = String(relay.port);
+    const viaRelay = new URL(relay.urlOf(catalogDb.url));
     viaRelay.password = CATALOG_PASSWORD;
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;

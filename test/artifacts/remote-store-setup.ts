@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { join, relative } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import postgres from 'postgres';
@@ -72,6 +72,45 @@ export async function freePort(): Promise<number> {
   const port = (server.address() as { port: number }).port;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * A TCP port in front of a PostgreSQL that refuses connections (nothing
+ * listens on it) until `forward`, then relays them; `cut` drops every
+ * relayed connection and refuses again: a database that is down, comes up,
+ * and goes away for a while later. `urlOf` is a database URL through it.
+ */
+export async function switchableRelay(target: URL): Promise<{ port: number; urlOf(url: string): string; forward(): Promise<void>; cut(): Promise<void> }> {
+  const port = await freePort();
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  return {
+    port,
+    urlOf(url) {
+      const through = new URL(url);
+      through.hostname = '127.0.0.1';
+      through.port = String(port);
+      return through.toString();
+    },
+    async forward() {
+      if (server.listening) return;
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    },
+    async cut() {
+      if (!server.listening) return;
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+  };
 }
 
 /** Files (not directories) under `dir`, as paths relative to it. */

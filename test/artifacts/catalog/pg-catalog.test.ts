@@ -4,46 +4,18 @@
  * reached (never, or no longer) is STORAGE_UNAVAILABLE without a credential
  * in sight.
  */
-import { createServer, connect, type Socket } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPgCatalog } from '../../../src/artifacts/catalog/pg-catalog.ts';
 import { PG_MIGRATIONS } from '../../../src/artifacts/catalog/pg-migrations.ts';
 import { skipNote } from '../../helpers/skip-note.ts';
+import { switchableRelay } from '../remote-store-setup.ts';
 import { commitRequest, created, errorOf } from './catalog-fixtures.ts';
 import { PG_SKIP_REASON, PG_URL, TestSchemas } from './pg-test-schemas.ts';
 
 const schemas = new TestSchemas();
 afterAll(() => schemas.dropAll());
 const QUOTAS = { principalQuotaBytes: 1e12, workspaceQuotaBytes: 1e12 };
-
-/** A TCP relay to the test database that can be cut, as a network partition or a stopped server would. */
-async function relay(): Promise<{ url: string; cut(): Promise<void> }> {
-  const target = new URL(PG_URL!);
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => sockets.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  const url = new URL(PG_URL!);
-  url.hostname = '127.0.0.1';
-  url.port = String(port);
-  return {
-    url: url.toString(),
-    cut: async () => {
-      const closed = new Promise((r) => server.close(r));
-      for (const s of sockets) s.destroy();
-      await closed;
-    },
-  };
-}
 
 describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'PostgreSQL catalog', PG_SKIP_REASON ?? ''), () => {
   it('migrates an empty schema exactly once when five replicas open it at the same moment', async () => {
@@ -76,8 +48,9 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'Post
   });
 
   it('answers STORAGE_UNAVAILABLE when the database goes away under an open catalog', async () => {
-    const link = await relay();
-    const catalog = await openPgCatalog({ url: link.url, schema: schemas.fresh(), maxConnections: 1, ...QUOTAS });
+    const link = await switchableRelay(new URL(PG_URL!));
+    await link.forward();
+    const catalog = await openPgCatalog({ url: link.urlOf(PG_URL!), schema: schemas.fresh(), maxConnections: 1, ...QUOTAS });
     await catalog.commit(commitRequest());
     await link.cut();
     const calls = [() => catalog.usage('alice'), () => catalog.commit(commitRequest({ content: 'b' })), () => catalog.tryLease('collect', 'a', 1000), () => catalog.ping()];
