@@ -32,6 +32,9 @@ export type ArtifactState = (typeof ARTIFACT_STATES)[number];
 
 export const FILTER_OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'not_in', 'between', 'is_null', 'is_not_null', 'contains', 'starts_with'] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
+/** Ops that take no value, and ops whose value is a list (`between` a [low, high] pair). */
+export const VALUELESS_FILTER_OPS = ['is_null', 'is_not_null'] as const satisfies readonly FilterOp[];
+export const LIST_FILTER_OPS = ['in', 'not_in', 'between'] as const satisfies readonly FilterOp[];
 
 /** Aggregates over a stored result, and the metric types of the semantic layer. */
 export const AGGREGATE_FNS = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max'] as const;

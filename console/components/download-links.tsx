@@ -4,16 +4,12 @@
  * the client and hands it to the browser as a blob: URL with a file name.
  */
 import { useState } from 'preact/hooks';
+import { DOWNLOAD_FORMATS, type DownloadFormat } from '../../src/vocabulary.ts';
 import { ApiError, type SluiceClient } from '../api.ts';
 import { ErrorBanner } from './error-banner.tsx';
 
-const FORMATS = [
-  { format: 'parquet', label: 'Parquet' },
-  { format: 'csv', label: 'CSV' },
-  { format: 'jsonl', label: 'JSONL' },
-] as const;
-
-type Format = (typeof FORMATS)[number]['format'];
+/** Keyed by every format the API offers, so a new format without a label does not type-check. */
+const LABELS: Record<DownloadFormat, string> = { parquet: 'Parquet', csv: 'CSV', jsonl: 'JSONL' };
 
 /**
  * With artifact bytes in S3, a Parquet download answers 307 to a pre-signed
@@ -26,7 +22,7 @@ const STORED_ELSEWHERE = new Error(
   'This Parquet file is served straight from object storage through a short-lived link, which the console does not follow; download it with an HTTP client (curl -L with your token as Authorization: Bearer), or choose CSV or JSONL here.',
 );
 
-async function fetchFile(client: SluiceClient, id: string, format: Format): Promise<Blob> {
+async function fetchFile(client: SluiceClient, id: string, format: DownloadFormat): Promise<Blob> {
   const { data, error, response } = await client.downloadArtifact({ params: { path: { id }, query: { format } }, parseAs: 'blob', redirect: 'manual' });
   if (response.type === 'opaqueredirect') throw STORED_ELSEWHERE;
   if (!response.ok || !(data instanceof Blob)) {
@@ -37,10 +33,10 @@ async function fetchFile(client: SluiceClient, id: string, format: Format): Prom
 }
 
 export function DownloadLinks({ client, artifactId }: { client: SluiceClient; artifactId: string }) {
-  const [busy, setBusy] = useState<Format | null>(null);
+  const [busy, setBusy] = useState<DownloadFormat | null>(null);
   const [error, setError] = useState<unknown>(null);
 
-  async function download(event: Event, format: Format): Promise<void> {
+  async function download(event: Event, format: DownloadFormat): Promise<void> {
     event.preventDefault();
     setBusy(format);
     setError(null);
@@ -65,9 +61,9 @@ export function DownloadLinks({ client, artifactId }: { client: SluiceClient; ar
   return (
     <div class="downloads">
       <span class="muted">Download</span>
-      {FORMATS.map(({ format, label }) => (
+      {DOWNLOAD_FORMATS.map((format) => (
         <a key={format} href={`#download-${format}`} class="download" aria-busy={busy === format} onClick={(e) => void download(e, format)}>
-          {label}
+          {LABELS[format]}
         </a>
       ))}
       <ErrorBanner error={error} />

@@ -5,14 +5,15 @@
  * not fit, which the view then shows.
  */
 import { useState } from 'preact/hooks';
+import { FILTER_OPS, LIST_FILTER_OPS, VALUELESS_FILTER_OPS } from '../../src/vocabulary.ts';
 import type { Column, Schemas } from '../api.ts';
 import { Field } from './field.tsx';
 
 export type Filter = Schemas['Filter'];
 
-const ALL_OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'not_in', 'between', 'is_null', 'is_not_null', 'contains', 'starts_with'];
-const NO_VALUE = new Set(['is_null', 'is_not_null']);
-const LIST_OPS = new Set(['in', 'not_in', 'between']);
+// Sets of plain strings: the op comes from a <select> whose options the artifact may narrow.
+const NO_VALUE = new Set<string>(VALUELESS_FILTER_OPS);
+const LIST_OPS = new Set<string>(LIST_FILTER_OPS);
 
 /** The filter's value as the API wants it: none, a list (comma-separated), or one value. */
 export function filterValue(op: string, text: string): Filter {
@@ -53,7 +54,7 @@ export function FilterForm({ columns, ops, onAdd }: { columns: Column[]; ops: st
   const [picked, setColumn] = useState('');
   const [op, setOp] = useState('eq');
   const [value, setValue] = useState('');
-  const choices = ops ?? ALL_OPS;
+  const choices = ops ?? FILTER_OPS;
   // The columns may arrive after the first render (the artifact's description), or change with the column choice.
   const column = columns.some((c) => c.name === picked) ? picked : (columns[0]?.name ?? '');
   return (
