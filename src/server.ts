@@ -2,8 +2,9 @@
  * Builds and starts a whole Sluice server from a Config: secrets, tokens,
  * datasources (starting the embedded one when no DATABASE_URL is given), the
  * worker pools, the artifact store, the app, the listener. Listening comes
- * first, so /healthz answers at once; /readyz turns 200 once every datasource
- * is up. Work that grows with stored data runs only in the background after.
+ * first, so /healthz answers at once; /readyz answers 200 while every
+ * datasource is up, a query worker can take a task and the store is usable.
+ * Work that grows with stored data runs only in the background after.
  */
 import { resolve } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
@@ -47,7 +48,13 @@ export interface Sluice {
   stop(): Promise<void>;
 }
 
-export async function startSluice(config: Config, logger: Logger = consoleLogger): Promise<Sluice> {
+/** What a test may swap; `npm start` and every other caller pass none of it. */
+export interface StartSeams {
+  /** The query pool's worker entry, so a test can give it workers that crash or fail to load. */
+  queryWorker?: URL;
+}
+
+export async function startSluice(config: Config, logger: Logger = consoleLogger, seams: StartSeams = {}): Promise<Sluice> {
   const log = (line: string) => logger.info(line);
   // First, before anything starts: an invalid model file stops start-up with a message naming it.
   const explores = loadModels(resolve(config.modelsDir));
@@ -70,7 +77,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   // thread each leaves the other core to the database (measured faster on 2 cores).
   const exportWorker: QueryWorkerData = { duckdbThreads: 1, duckdbMemoryLimit: '256MB' };
   const readWorker: QueryWorkerData = { duckdbThreads: 2, duckdbMemoryLimit: '512MB' };
-  const queryPool = new WorkerPool(QUERY_WORKER, config.queryWorkers, exportWorker, 1, logger);
+  const queryPool = new WorkerPool(seams.queryWorker ?? QUERY_WORKER, config.queryWorkers, exportWorker, 1, logger);
   // The read pool's first worker starts once the server is ready, in the background: start-up
   // does not wait for it, and the first read does not pay for loading it.
   const readPool = new WorkerPool(QUERY_WORKER, config.readWorkers, readWorker, 0, logger);
@@ -92,7 +99,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const visualizations = shareSecrets ? catalogVisualizations(catalog.catalog) : localVisualizations(dataDir);
   const sharedRateCounts = shareSecrets ? new SharedRateCounts(catalog.catalog, logger) : null;
   sharedRateCounts?.start();
-  let started = false;
+  let datasourcesUp = false;
   const app = createApp({
     tokens,
     datasources: registry,
@@ -111,7 +118,10 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     rateLimitPerMinute: config.rateLimitPerMinute,
     sharedRateCounts,
     readiness: async () => {
-      const missing: string[] = started ? [] : ['datasources and query workers'];
+      const missing: string[] = [];
+      if (!datasourcesUp) missing.push('datasources');
+      // Asked each time, not latched at start: query workers that died and cannot be replaced make the server not ready.
+      if (!queryPool.isReady) missing.push('query workers');
       missing.push(...(await store.health()));
       return { ready: missing.length === 0, missing };
     },
@@ -129,11 +139,11 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
       registry.add({ id: 'default', url: embedded.url, embedded: true });
     }
     await registry.warnAboutSuperusers(log);
+    datasourcesUp = true;
     // Ready means a query can run now: an export worker has loaded (DuckDB included) and takes
     // tasks, and the artifact catalog has opened (a catalog that is down keeps this waiting, and
     // /readyz says so, while the server serves what it can).
     await queryPool.ready();
-    started = true;
     await catalog.opened;
     if (shareSecrets) {
       cursors.useKey(await catalog.catalog.sharedSecret('cursor-key', () => secrets.cursorKey));

@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 200 once datasources and the artifact store are usable */
+        /** Readiness: 200 while datasources, a query worker and the artifact store are usable */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -442,7 +442,7 @@ export interface components {
         ReadinessStatus: {
             /** @enum {string} */
             status: "ready" | "not ready";
-            /** @description What the server is waiting for: datasources and query workers, the catalog, artifact storage. */
+            /** @description What is not usable now: datasources, query workers, the catalog, artifact storage. */
             missing: string[];
         };
         QueryEnvelope: {
@@ -1032,7 +1032,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessStatus"];
                 };
             };
-            /** @description Not ready: still starting (the embedded database may be seeding), or the catalog or artifact storage cannot be reached; the server keeps serving what it can and recovers by itself. */
+            /** @description Not ready: still starting (the embedded database may be seeding), no query worker can take a task (they died and none could load again), or the catalog or artifact storage cannot be reached; the server keeps serving what it can and recovers by itself. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -49,8 +49,8 @@ export class WorkerPool {
   readonly #log: Logger;
   #nextTaskId = 1;
   #closed = false;
-  #markReady!: () => void;
-  readonly #ready = new Promise<void>((resolve) => (this.#markReady = resolve));
+  /** Callers of ready() waiting for the next worker to load. */
+  readonly #readyWaiters: (() => void)[] = [];
 
   /** `eager` workers start at once, so the first tasks do not wait for a thread to load. */
   constructor(entry: URL, size: number, workerData: unknown, eager = 1, log: Logger = consoleLogger) {
@@ -67,12 +67,19 @@ export class WorkerPool {
   }
 
   /**
-   * Resolves once a worker has loaded its modules and DuckDB and so can take
-   * a task; never while every worker fails to load (a missing or broken
-   * entry), so readiness cannot be claimed by a pool that would fail every task.
+   * True while a live worker has loaded its modules and DuckDB and so can
+   * take a task (busy ones count: tasks wait for them). It turns false again
+   * when the last such worker dies and no replacement has loaded, so
+   * readiness is never claimed by a pool that would fail every task.
    */
+  get isReady(): boolean {
+    return !this.#closed && this.#slots.some((s) => s.ready);
+  }
+
+  /** Resolves when isReady is true: now, or when the next worker loads; never while every worker fails to load. */
   ready(): Promise<void> {
-    return this.#ready;
+    if (this.isReady) return Promise.resolve();
+    return new Promise((resolve) => this.#readyWaiters.push(resolve));
   }
 
   /** Starts one worker if none is alive yet, so the first task does not wait for a thread to load. */
@@ -149,7 +156,7 @@ export class WorkerPool {
       if (message.type === 'ready') {
         slot.ready = true;
         markLoaded();
-        this.#markReady();
+        for (const resolve of this.#readyWaiters.splice(0)) resolve();
       }
       else if (message.type === 'log') this.#log.error(message.line, message.cause);
       else this.#onMessage(slot, message);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { loadConfig } from '../../src/config.ts';
-import { startSluice, type Sluice } from '../../src/server.ts';
+import { startSluice, type Sluice, type StartSeams } from '../../src/server.ts';
 import { quietLogger } from '../../src/logger.ts';
 /** True when the suites run on the embedded database (see test/global-setup.ts), which cannot cancel or time out a running statement. */
 export const EMBEDDED = process.env.SLUICE_TEST_EMBEDDED === '1' || !process.env.TEST_DATABASE_URL;
@@ -39,7 +39,7 @@ export async function createArtifact(server: TestServer, sql: string, token: str
   return r.body.data.artifact.id as string;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, seams: StartSeams = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sluice-test-'));
   const databaseUrl = process.env.TEST_DATABASE_URL;
   const config = loadConfig({
@@ -57,7 +57,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ]),
     ...env,
   });
-  const sluice = await startSluice(config, quietLogger);
+  const sluice = await startSluice(config, quietLogger, seams);
   await sluice.ready;
   const url = databaseUrl ?? (await embeddedUrl(sluice));
   const sql = postgres(url, { max: 1, onnotice: () => undefined });

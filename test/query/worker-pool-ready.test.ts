@@ -1,13 +1,16 @@
 /**
- * Readiness of a worker pool means a worker has loaded and can take a task:
- * a pool whose workers die while loading must never claim it.
+ * Readiness of a worker pool means a worker has loaded and can take a task
+ * now: a pool whose workers die while loading must never claim it, and one
+ * whose loaded workers died and cannot be replaced must stop claiming it.
  */
 import { describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../src/query/worker-pool.ts';
 import type { Logger } from '../../src/logger.ts';
+import { removableWorkerEntry } from '../helpers/removable-worker-entry.ts';
 
 const QUERY_WORKER = new URL('../../workers/query-worker.ts', import.meta.url);
 const BROKEN_WORKER = new URL('../fixtures/broken-worker.ts', import.meta.url);
+const CRASHING_WORKER = new URL('../fixtures/crashing-worker.ts', import.meta.url);
 
 function capture(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -53,6 +56,28 @@ describe('WorkerPool.ready', () => {
       expect(log.lines.some((l) => l.includes('stopped before it had loaded'))).toBe(true);
     } finally {
       await pool.close();
+    }
+  });
+
+  it('is not ready once its loaded worker has died and no replacement can load, and is again when one does', async () => {
+    const entry = removableWorkerEntry(CRASHING_WORKER);
+    const pool = new WorkerPool(entry.url, 1, {}, 1, capture());
+    try {
+      await pool.ready();
+      expect(pool.isReady).toBe(true);
+      entry.remove();
+      await expect(pool.run({ type: 'read', sql: 'SELECT 1', params: [] }).result).rejects.toThrow(/stopped unexpectedly/);
+      // The replacement started at once has now died loading; the next waits a second.
+      await pool.loaded();
+      expect(await settle(pool.ready(), 1_500)).toBe('waiting');
+      expect(pool.isReady).toBe(false);
+
+      entry.restore();
+      expect(await settle(pool.ready(), 10_000)).toBe('ready');
+      expect(pool.isReady).toBe(true);
+    } finally {
+      await pool.close();
+      entry.dispose();
     }
   });
 });

@@ -1,4 +1,4 @@
-/** Liveness and readiness: /healthz as soon as the server listens, /readyz once it can serve queries. */
+/** Liveness and readiness: /healthz as soon as the server listens, /readyz while it can serve queries. */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../auth/middleware.ts';
 import { tagged } from '../common/tags.ts';
@@ -8,7 +8,7 @@ const Status = z.object({ status: z.literal('ok') }).openapi('HealthStatus');
 const ReadinessStatus = z
   .object({
     status: z.enum(['ready', 'not ready']),
-    missing: z.array(z.string()).openapi({ description: 'What the server is waiting for: datasources and query workers, the catalog, artifact storage.' }),
+    missing: z.array(z.string()).openapi({ description: 'What is not usable now: datasources, query workers, the catalog, artifact storage.' }),
   })
   .openapi('ReadinessStatus');
 
@@ -32,12 +32,12 @@ const readyz = createRoute({
   method: 'get',
   path: '/readyz',
   tags: tagged('System'),
-  summary: 'Readiness: 200 once datasources and the artifact store are usable',
+  summary: 'Readiness: 200 while datasources, a query worker and the artifact store are usable',
   security: [],
   responses: {
     200: { description: 'Ready.', content: { 'application/json': { schema: ReadinessStatus } } },
     503: {
-      description: 'Not ready: still starting (the embedded database may be seeding), or the catalog or artifact storage cannot be reached; the server keeps serving what it can and recovers by itself.',
+      description: 'Not ready: still starting (the embedded database may be seeding), no query worker can take a task (they died and none could load again), or the catalog or artifact storage cannot be reached; the server keeps serving what it can and recovers by itself.',
       content: { 'application/json': { schema: ReadinessStatus } },
     },
   },
