@@ -541,7 +541,7 @@ export interface components {
         /** @description Lower the server caps for this query; higher values are ignored. */
         Limits: {
             maxRows?: number;
-            /** @description Bytes of result data (PostgreSQL CSV text) the artifact may hold. */
+            /** @description Bytes of result data the artifact may hold, measured as PostgreSQL's `COPY … (FORMAT csv)` writes the rows. */
             maxBytes?: number;
             maxDurationMs?: number;
         };

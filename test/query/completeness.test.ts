@@ -256,11 +256,11 @@ describe('caps', () => {
   });
 
   it('limits.maxBytes keeps the whole records whose CSV fits, as a PREFIX', async () => {
-    // COPY writes every value quoted: row g of this query is `"g"\n`.
+    // PostgreSQL's CSV quotes only what must be quoted: row g of this query is `g\n`.
     const maxBytes = 1000;
     let fit = 0;
-    for (let used = 0, g = 1; used + String(g).length + 3 <= maxBytes; g++) {
-      used += String(g).length + 3;
+    for (let used = 0, g = 1; used + String(g).length + 1 <= maxBytes; g++) {
+      used += String(g).length + 1;
       fit++;
     }
     const r = await runQuery(server, { sql: series(5000), previewRows: 5, limits: { maxBytes } });

@@ -24,7 +24,7 @@ export const SessionId = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/).openapi({ 
 export const Limits = z
   .object({
     maxRows: z.number().int().min(1).optional(),
-    maxBytes: z.number().int().min(1).optional().openapi({ description: 'Bytes of result data (PostgreSQL CSV text) the artifact may hold.' }),
+    maxBytes: z.number().int().min(1).optional().openapi({ description: 'Bytes of result data the artifact may hold, measured as PostgreSQL\'s `COPY … (FORMAT csv)` writes the rows.' }),
     maxDurationMs: z.number().int().min(1).optional(),
   })
   .strict()

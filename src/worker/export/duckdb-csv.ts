@@ -23,8 +23,12 @@ export interface PartShape {
   mayHoldBc: boolean;
 }
 
-/** How a BC value ends in PostgreSQL's CSV: every value is quoted, and ISO DateStyle writes the era last. */
-export const BC_MARK = Buffer.from(' BC"');
+/**
+ * What a BC value holds in PostgreSQL's CSV: ISO DateStyle writes the era
+ * last. Text that happens to hold it too only sends the part down the slower,
+ * exact path.
+ */
+export const BC_MARK = Buffer.from(' BC');
 
 const DATE_LIKE = new Set(['date', 'timestamp', 'timestamptz']);
 

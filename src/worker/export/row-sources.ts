@@ -1,8 +1,10 @@
 /**
- * Where an export's bytes come from. Both sources yield PostgreSQL CSV with
- * every non-NULL value quoted, so NULL (an unquoted empty field) and the
- * empty string ("") never meet, in chunks of whole records whose count and
- * longest record they know. The COPY source lets PostgreSQL write the CSV
+ * Where an export's bytes come from. Both sources yield PostgreSQL's own CSV
+ * (values quoted only where they must be), in which NULL is an unquoted empty
+ * field and the empty string is always quoted (""), so the two never meet, in
+ * chunks of whole records whose count and longest record they know. Quoting
+ * every value (FORCE_QUOTE *) would cost the backend, the receive and DuckDB's
+ * reader about 12 bytes a row more for the same values (bench/RESULTS.md). The COPY source lets PostgreSQL write the CSV
  * itself, the fast path; the cursor source serves statements COPY cannot
  * run (bound parameters, EXPLAIN) and fetches in batches, never row by row.
  */
@@ -24,13 +26,27 @@ const AS_TEXT = { getTypeParser: () => (value: string) => value };
  * cancel or time out from the start, so the export loop iterates at once.
  */
 export function openCopySource(client: pg.Client, selectSql: string, cancel: () => void): RowSource {
-  const copy = client.query(new CopyOut(`COPY (${selectSql}) TO STDOUT (FORMAT csv, FORCE_QUOTE *)`));
+  const copy = client.query(new CopyOut(`COPY (${selectSql}) TO STDOUT (FORMAT csv)`));
   return { cancel, [Symbol.asyncIterator]: () => copy[Symbol.asyncIterator]() };
 }
 
-function csvField(value: string | null): string {
-  if (value === null) return '';
-  return `"${value.replaceAll('"', '""')}"`;
+const NEEDS_QUOTES = /[",\n\r]/;
+
+/**
+ * A record as PostgreSQL's COPY writes it, byte for byte, so a byte cap
+ * measures the same on either source: a value is quoted when it is empty,
+ * holds a delimiter, quote or line break, or is `\.` alone on its line.
+ */
+export function csvRecord(row: (string | null)[]): string {
+  const single = row.length === 1;
+  let line = '';
+  for (let i = 0; i < row.length; i++) {
+    const value = row[i];
+    if (i > 0) line += ',';
+    if (value === null || value === undefined) continue;
+    line += value === '' || NEEDS_QUOTES.test(value) || (single && value === '\\.') ? `"${value.replaceAll('"', '""')}"` : value;
+  }
+  return line + '\n';
 }
 
 /** The statement's rows through a portal, as CSV batches. */
@@ -48,7 +64,7 @@ export function openCursorSource(client: pg.Client, textSql: string, params: unk
         let text = '';
         let longest = 0;
         for (const row of rows) {
-          const line = row.map(csvField).join(',') + '\n';
+          const line = csvRecord(row);
           if (line.length > longest) longest = line.length;
           text += line;
         }
