@@ -130,15 +130,31 @@ const OUT_OF_MEMORY =
 const NUMERIC_NAN =
   'A numeric column with a declared precision holds NaN, which an artifact can keep only for unconstrained numeric: cast the column to numeric (or text) in the query, for example x::numeric.';
 
+/** Said of a full disk wherever it fills, and in the STORAGE_FULL outcome routes declare. */
+const DISK_FULL = 'The server\u2019s disk is full; nothing was kept.';
+
+/** The disk is full or over a quota, as the OS says it (an errno code) or DuckDB does (in its message). */
+export function isDiskFull(error: unknown): boolean {
+  const e = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (e.code === 'ENOSPC' || e.code === 'EDQUOT') return true;
+  return typeof e.message === 'string' && /no space left on device|disk quota exceeded/i.test(e.message);
+}
+
+/** A full disk as the contract answers it: INTERNAL with reason STORAGE_FULL and 507, for the operator to free space. */
+export function diskFullError(message = DISK_FULL): SluiceError {
+  return new SluiceError('INTERNAL', message, { reason: 'STORAGE_FULL' }, 507);
+}
+
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT']);
 
 /**
  * Any thrown value as a contract error: a SluiceError as it is; what the
  * PostgreSQL driver throws as SQL_ERROR (PostgreSQL's own message and 1-based
  * position), READ_ONLY_VIOLATION, QUERY_TIMEOUT or a retryable connection
- * failure; DuckDB's NaN-in-DECIMAL and out-of-memory as errors that say what
- * to do; anything else as INTERNAL with `fallback` as its message and the
- * original kept as `cause` for the operator's log only.
+ * failure; a full disk as INTERNAL with reason STORAGE_FULL and 507;
+ * DuckDB's NaN-in-DECIMAL and out-of-memory as errors that say what to do;
+ * anything else as INTERNAL with `fallback` as its message. Every INTERNAL
+ * keeps the original as `cause`, for the operator's log only.
  */
 export function toSluiceError(error: unknown, fallback = 'An internal error occurred.'): SluiceError {
   if (error instanceof SluiceError) return error;
@@ -162,10 +178,11 @@ export function toSluiceError(error: unknown, fallback = 'An internal error occu
   if (/Could not convert string "NaN" to 'DECIMAL/.test(e.message ?? '')) {
     return new SluiceError('SQL_ERROR', NUMERIC_NAN, { reason: 'NUMERIC_NAN' });
   }
+  let internal: SluiceError;
+  if (isDiskFull(error)) internal = diskFullError();
   // With one DuckDB thread and fixed-size row groups, only very long values run the conversion out of memory.
-  const internal = /^Out of Memory Error/.test(e.message ?? '')
-    ? new SluiceError('INTERNAL', OUT_OF_MEMORY, { reason: 'OUT_OF_MEMORY' })
-    : new SluiceError('INTERNAL', fallback);
+  else if (/^Out of Memory Error/.test(e.message ?? '')) internal = new SluiceError('INTERNAL', OUT_OF_MEMORY, { reason: 'OUT_OF_MEMORY' });
+  else internal = new SluiceError('INTERNAL', fallback);
   // Never sent to the caller (errors cross to the API as code, message and details); logged for the operator.
   internal.cause = error;
   return internal;

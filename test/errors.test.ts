@@ -36,6 +36,19 @@ describe('toSluiceError', () => {
     expect(toSluiceError(new Error('Could not convert string "NaN" to \'DECIMAL(10,2)\'')).details).toEqual({ reason: 'NUMERIC_NAN' });
   });
 
+  it('answers a full disk (an errno, a quota, DuckDB’s words) with 507 and reason STORAGE_FULL, and no path', () => {
+    const enospc = Object.assign(new Error("ENOSPC: no space left on device, write '/var/lib/sluice/artifacts/downloads/x.jsonl'"), { code: 'ENOSPC', errno: -28 });
+    const quota = Object.assign(new Error('EDQUOT: disk quota exceeded, write'), { code: 'EDQUOT' });
+    const duckdb = new Error('IO Error: Could not write file "/var/lib/sluice/x.csv": No space left on device');
+    for (const error of [enospc, quota, duckdb]) {
+      const e = toSluiceError(error, 'The download failed unexpectedly.');
+      expect([e.code, e.status, e.details]).toEqual(['INTERNAL', 507, { reason: 'STORAGE_FULL' }]);
+      expect(e.message).not.toContain('/var');
+      expect(e.cause).toBe(error);
+    }
+    expect(toErrorData(enospc)).toMatchObject({ code: 'INTERNAL', status: 507, details: { reason: 'STORAGE_FULL' } });
+  });
+
   it('hides anything else behind INTERNAL, keeping the original only as the cause', () => {
     const original = new Error('ENOENT: no such file /var/secret/path');
     const e = toSluiceError(original, 'The query failed unexpectedly.');

@@ -3,10 +3,10 @@
  * or one line per row for JSONL (the row's JSON text comes from DuckDB ready
  * made, so rows are never parsed here). Stored parts are checked against
  * their SHA-256 first, so a damaged artifact fails loudly instead of being
- * served.
+ * served. A write that fails leaves no file behind.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SluiceError } from '../errors.ts';
 import type { WriteFileResult, WriteFileTask } from '../query/worker-protocol.ts';
@@ -23,10 +23,18 @@ export async function writeFile(duck: DuckDBConnection, task: WriteFileTask): Pr
       throw new SluiceError('ARTIFACT_CORRUPT', 'The stored artifact failed its integrity check and was not served.');
     }
   }
-  if (task.mode === 'copy') {
-    await duck.run(task.sql, task.params);
-    return { bytes: statSync(task.file).size };
+  try {
+    if (task.mode === 'copy') await duck.run(task.sql, task.params);
+    else await writeLines(duck, task);
+  } catch (error) {
+    // A file cut short by a full disk would keep the disk full until the next start sweeps it.
+    rmSync(task.file, { force: true });
+    throw error;
   }
+  return { bytes: statSync(task.file).size };
+}
+
+async function writeLines(duck: DuckDBConnection, task: WriteFileTask): Promise<void> {
   const fd = openSync(task.file, 'w');
   try {
     const result = await duck.stream(task.sql, task.params);
@@ -41,5 +49,4 @@ export async function writeFile(duck: DuckDBConnection, task: WriteFileTask): Pr
   } finally {
     closeSync(fd);
   }
-  return { bytes: statSync(task.file).size };
 }

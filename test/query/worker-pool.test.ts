@@ -57,6 +57,14 @@ describe('WorkerPool', () => {
     });
   });
 
+  it('rejects a task whose worker found the disk full with 507 and reason STORAGE_FULL, no path', async () => {
+    await withPool(1, async (pool) => {
+      const error: unknown = await pool.run(read('disk-full')).result.catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'SluiceError', code: 'INTERNAL', status: 507, details: { reason: 'STORAGE_FULL' } });
+      expect((error as Error).message).not.toContain('/data');
+    });
+  });
+
   it('fails the task of a worker that dies with INTERNAL, and a new worker runs the next tasks', async () => {
     await withPool(1, async (pool) => {
       const before = await ran(pool.run(read('ok')));

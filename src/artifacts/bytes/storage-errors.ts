@@ -50,26 +50,18 @@ function reasonOf(error: unknown, depth = 0): { reason: string; retryable: boole
   return undefined;
 }
 
-function isDiskFull(error: unknown): boolean {
-  const code = (error as ErrorLike | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT';
-}
-
-/** Any failure of a bytes operation as a contract error; SluiceErrors pass through unchanged. */
+/**
+ * Any failure of a bytes operation as a contract error; SluiceErrors pass
+ * through unchanged. What is not about reaching the backend, a full disk
+ * included (507), is left to the common mapping.
+ */
 export function storageError(error: unknown): SluiceError {
   if (error instanceof SluiceError) return error;
-  let mapped: SluiceError;
   const found = reasonOf(error);
-  if (isDiskFull(error)) {
-    // As an export that fills the disk (worker/export/stream-to-parts.ts): 507, the operator frees space.
-    mapped = new SluiceError('INTERNAL', 'The disk holding artifact bytes is full.', { reason: 'STORAGE_FULL' }, 507);
-  } else if (found?.retryable === true) {
-    mapped = new SluiceError('STORAGE_UNAVAILABLE', 'The artifact storage cannot be reached right now; retry shortly.', { retryable: true, reason: found.reason });
-  } else if (found !== undefined) {
-    mapped = new SluiceError('STORAGE_UNAVAILABLE', 'The artifact storage refused access; its configuration needs an operator.', { retryable: false, reason: found.reason });
-  } else {
-    return toSluiceError(error, 'The artifact storage failed unexpectedly.');
-  }
+  if (found === undefined) return toSluiceError(error, 'The artifact storage failed unexpectedly.');
+  const mapped = found.retryable
+    ? new SluiceError('STORAGE_UNAVAILABLE', 'The artifact storage cannot be reached right now; retry shortly.', { retryable: true, reason: found.reason })
+    : new SluiceError('STORAGE_UNAVAILABLE', 'The artifact storage refused access; its configuration needs an operator.', { retryable: false, reason: found.reason });
   mapped.cause = error;
   return mapped;
 }

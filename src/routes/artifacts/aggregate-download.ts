@@ -7,7 +7,7 @@ import { requireRole, type AppEnv } from '../../auth/middleware.ts';
 import type { ArtifactStore } from '../../artifacts/types.ts';
 import { AGGREGATE_FNS, DOWNLOAD_FORMATS } from '../../vocabulary.ts';
 import { envelope, errorResponses, ok } from '../common/envelope.ts';
-import { ARTIFACT_BYTES_FAILURES } from '../common/failures.ts';
+import { ARTIFACT_BYTES_FAILURES, STORAGE_FULL } from '../common/failures.ts';
 import { Column, IdParam } from '../common/schemas.ts';
 import { tagged } from '../common/tags.ts';
 import { FilterSchema, SortSchema } from './schemas.ts';
@@ -76,7 +76,7 @@ const downloadRoute = createRoute({
         'Parquet of an artifact whose bytes are in S3-compatible storage: `Location` is a pre-signed link straight to them, valid for a few minutes (the caller\u2019s access was checked first). HTTP clients follow it by themselves.',
       headers: { Location: { schema: { type: 'string' }, description: 'The pre-signed link.' } },
     },
-    ...errorResponses(...ARTIFACT_BYTES_FAILURES),
+    ...errorResponses(...ARTIFACT_BYTES_FAILURES, STORAGE_FULL),
   },
 });
 

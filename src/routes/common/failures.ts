@@ -5,7 +5,7 @@
  * every route that runs a query, reads an artifact or resolves a datasource
  * declares the same failures.
  */
-import type { ErrorCode } from '../../errors.ts';
+import { diskFullError, type ErrorCode } from '../../errors.ts';
 import type { ErrorOutcome } from './envelope.ts';
 
 type Failure = ErrorCode | ErrorOutcome;
@@ -17,12 +17,10 @@ export const DATASOURCE_STARTING: ErrorOutcome = {
   description: 'The datasource is still starting (the embedded database seeds its sample data on first start); retry in a few seconds.',
 };
 
-/** The disk filled before the export sent any of the result: INTERNAL with 507. */
-export const STORAGE_FULL: ErrorOutcome = {
-  code: 'INTERNAL',
-  status: 507,
-  description: 'The server\u2019s disk is full; nothing was kept.',
-};
+const DISK_FULL = diskFullError();
+
+/** The disk filled before the export sent any of the result, or under a download being written: INTERNAL with 507. */
+export const STORAGE_FULL: ErrorOutcome = { code: DISK_FULL.code, status: DISK_FULL.status, description: DISK_FULL.message };
 
 /** Naming a datasource: one the caller may not use is as absent as one that does not exist. */
 export const DATASOURCE_FAILURES: readonly Failure[] = ['NOT_FOUND', DATASOURCE_STARTING];

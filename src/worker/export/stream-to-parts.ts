@@ -7,7 +7,7 @@
  * stays in step with the server and the transaction can end cleanly.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { SluiceError, toSluiceError } from '../../errors.ts';
+import { diskFullError, isDiskFull, SluiceError, toSluiceError } from '../../errors.ts';
 import { rowJsonExpression } from '../../columns/value-encoding.ts';
 import type { PlannedColumn } from '../../columns/column-plan.ts';
 import { CsvRecordScanner } from './csv-record-scanner.ts';
@@ -169,7 +169,7 @@ export async function streamToParts(
     clearTimeout(deadline);
   }
   const stoppedBy = stopReason as StopReason | null;
-  if (failure !== null && isStorageFull(failure)) {
+  if (failure !== null && isDiskFull(failure)) {
     await writer.abandon();
     return storageFailed(previewSent, { columns, rows, bytes, cappedBy });
   }
@@ -196,23 +196,17 @@ export async function streamToParts(
   try {
     return { columns, rows, bytes, cappedBy, completeInPreview, parts: await writer.finish(), storageFailure: null };
   } catch (error) {
-    if (!isStorageFull(error)) throw error;
+    if (!isDiskFull(error)) throw error;
     await writer.abandon();
     return storageFailed(true, { columns, rows, bytes, cappedBy });
   }
-}
-
-/** The disk under the data dir is full (or over a quota): the export stops, nothing partial is kept. */
-function isStorageFull(error: unknown): boolean {
-  const e = (error ?? {}) as { code?: string; message?: string };
-  return e.code === 'ENOSPC' || e.code === 'EDQUOT' || /no space left on device|disk quota exceeded/i.test(e.message ?? '');
 }
 
 const DISK_FULL = 'The server ran out of disk space for artifacts; nothing partial was kept.';
 
 /** With a preview to give, the query still succeeds and only the artifact fails; without one, the query fails. */
 function storageFailed(previewSent: boolean, result: Pick<ExportResult, 'columns' | 'rows' | 'bytes' | 'cappedBy'>): ExportResult {
-  if (!previewSent) throw new SluiceError('INTERNAL', DISK_FULL, { reason: 'STORAGE_FULL' }, 507);
+  if (!previewSent) throw diskFullError(DISK_FULL);
   return { ...result, completeInPreview: false, parts: null, storageFailure: DISK_FULL };
 }
 
