@@ -7,7 +7,7 @@
  */
 import OpenAI from 'openai';
 import type { Config } from '../config.ts';
-import { SluiceError } from '../errors.ts';
+import { SluiceError, toSluiceError } from '../errors.ts';
 
 export interface Llm {
   client: OpenAI;
@@ -38,7 +38,18 @@ export function requireLlm(llm: Llm | null): Llm {
   return llm;
 }
 
-/** Turns whatever the SDK threw into the contract's error. */
+/**
+ * The SDK wraps a request that fails, but not a connection lost while a
+ * streamed answer is read (fetch's TypeError, its cause a socket's code) nor
+ * an answer that is not JSON (a SyntaxError): both are the model server's doing.
+ */
+function answerBrokeOff(error: unknown): boolean {
+  if (error instanceof SyntaxError) return true;
+  const cause = (error as { cause?: { code?: unknown } | null } | null)?.cause;
+  return error instanceof TypeError && typeof cause?.code === 'string';
+}
+
+/** Turns what calling the model threw into the contract's error: the model server's failures here, the rest the common way. */
 export function upstreamError(error: unknown): SluiceError {
   if (error instanceof SluiceError) return error;
   if (error instanceof OpenAI.APIUserAbortError) return new SluiceError('AI_UPSTREAM_ERROR', 'The request to the model was aborted.');
@@ -48,5 +59,10 @@ export function upstreamError(error: unknown): SluiceError {
       upstreamStatus: status ?? null,
     });
   }
-  return new SluiceError('AI_UPSTREAM_ERROR', 'The model server could not be reached.', { upstreamStatus: null });
+  if (answerBrokeOff(error)) {
+    const mapped = new SluiceError('AI_UPSTREAM_ERROR', 'The model server\u2019s answer broke off or could not be read.', { upstreamStatus: null });
+    mapped.cause = error;
+    return mapped;
+  }
+  return toSluiceError(error, 'The request to the model failed unexpectedly.');
 }

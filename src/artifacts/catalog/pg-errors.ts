@@ -5,7 +5,7 @@
  * was fine. The message is fixed text, so no URL, host or password in a
  * driver's message can reach a response; the cause is kept for the log.
  */
-import { SluiceError } from '../../errors.ts';
+import { SluiceError, toSluiceError } from '../../errors.ts';
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -49,6 +49,17 @@ function codesOf(error: unknown): string[] {
   return [...own, ...nested];
 }
 
+const UNEXPECTED = 'The artifact catalog failed unexpectedly.';
+
+/**
+ * The catalog's statements are ours, not the caller's: PostgreSQL refusing
+ * one is our fault, never the SQL_ERROR the common mapping makes of it.
+ */
+function isSqlState(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+}
+
 export function catalogError(error: unknown): SluiceError {
   if (error instanceof SluiceError) return error;
   const codes = codesOf(error);
@@ -56,9 +67,10 @@ export function catalogError(error: unknown): SluiceError {
   const reason =
     codes.find((c) => NETWORK_CODES.has(c) || unavailableSqlState(c)) ??
     (typeof message === 'string' && CONNECTION_MESSAGES.some((m) => m.test(message)) ? 'CONNECTION_LOST' : undefined);
+  if (reason === undefined && !isSqlState(error)) return toSluiceError(error, UNEXPECTED);
   const mapped =
     reason === undefined
-      ? new SluiceError('INTERNAL', 'The artifact catalog failed unexpectedly.')
+      ? new SluiceError('INTERNAL', UNEXPECTED)
       : new SluiceError('STORAGE_UNAVAILABLE', 'The artifact catalog cannot be reached right now; try again shortly.', { retryable: true, reason });
   // For the operator's log only: responses carry code, message and details.
   mapped.cause = error;
