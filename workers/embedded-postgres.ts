@@ -14,6 +14,7 @@ import {
   type EmbeddedWorkerData,
   type WorkerToParent,
 } from '../src/datasources/embedded/protocol.ts';
+import { toErrorData, toSluiceError } from '../src/errors.ts';
 import { seedIfNeeded } from '../src/worker/embedded-seed.ts';
 
 // PGlite serialises everything onto one backend anyway; the multiplexer only
@@ -36,10 +37,14 @@ function post(message: WorkerToParent): void {
   port?.postMessage(message);
 }
 
-/** A failure as the parent receives it: the message only, so no stack or path crosses over. */
-function failed(error: unknown, prefix = ''): WorkerToParent {
-  const message = error instanceof Error ? error.message : String(error);
-  return { type: 'failed', error: { code: 'INTERNAL', message: `${prefix}${message}` } };
+/**
+ * Tells the parent of a failure: the operator gets the cause as a log line;
+ * the failure itself crosses as ErrorData, so its code and status survive
+ * (a full disk stays a 507) and no stack or path does.
+ */
+function reportFailure(error: unknown, what: string): void {
+  post({ type: 'log', line: `Embedded PostgreSQL ${what}: ${error instanceof Error ? error.message : String(error)}` });
+  post({ type: 'failed', error: toErrorData(toSluiceError(error, `Embedded PostgreSQL ${what}.`)) });
 }
 
 let db: PGlite | undefined;
@@ -85,13 +90,13 @@ async function shutdown(): Promise<void> {
 // close() can reject with nobody listening. One client's mishap must not take
 // the database down, and during stop() such rejections are expected.
 process.on('unhandledRejection', (reason) => {
-  if (stopping === undefined) post(failed(reason));
+  if (stopping === undefined) reportFailure(reason, 'failed');
 });
 
 const started = start(workerData as EmbeddedWorkerData);
 started.catch(async (error: unknown) => {
   if (abort.signal.aborted) return;
-  post(failed(error));
+  reportFailure(error, 'failed to start');
   await db?.close().catch(() => undefined);
   port.close();
 });
@@ -100,6 +105,6 @@ port.on('message', (message: unknown) => {
   if (!isParentToWorker(message) || stopping !== undefined) return;
   stopping = shutdown()
     .then(() => post({ type: 'stopped' }))
-    .catch((error: unknown) => post(failed(error, 'stop failed: ')))
+    .catch((error: unknown) => reportFailure(error, 'failed to stop'))
     .finally(() => port.close());
 });

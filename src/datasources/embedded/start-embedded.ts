@@ -2,11 +2,12 @@
  * Starts and stops the embedded PostgreSQL (PGlite behind pglite-socket) that
  * backs the `default` datasource when no DATABASE_URL is given. Owns the
  * worker thread's lifecycle: spawning it, relaying its seeding progress,
- * turning its first message into a connection URL or an Error, and making
+ * turning its first message into a connection URL or a SluiceError, and making
  * sure that after stop() no thread is left holding the process open.
  */
 import { resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import { fromErrorData, SluiceError, toSluiceError } from '../../errors.ts';
 import { spawnWorker } from '../../runtime/spawn-worker.ts';
 import { isWorkerToParent, type EmbeddedWorkerData, type ParentToWorker } from './protocol.ts';
 
@@ -68,7 +69,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
 
   return new Promise<EmbeddedPostgres>((resolveStart, rejectStart) => {
     let ready = false;
-    let failure: string | undefined;
+    let failure: SluiceError | undefined;
 
     worker.on('message', (message: unknown) => {
       if (!isWorkerToParent(message)) return;
@@ -78,23 +79,21 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
         ready = true;
         const url = `postgres://postgres@${urlHost(host)}:${message.port}/postgres`;
         resolveStart({ url, port: message.port, seeded: message.seeded, stop });
-      } else if (message.type === 'failed' && ready) {
-        opts.log(`Embedded PostgreSQL error: ${message.error.message}`);
-      } else if (message.type === 'failed') {
-        // Before ready the worker closes PGlite and exits by itself, and the
-        // exit handler rejects; the timer only covers a worker that hangs.
-        failure ??= message.error.message;
+      } else if (message.type === 'failed' && !ready) {
+        // The worker has logged the cause. Before ready it closes PGlite and
+        // exits by itself, and the exit handler rejects; the timer only
+        // covers a worker that hangs.
+        failure ??= fromErrorData(message.error);
         setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS).unref();
       }
     });
     worker.on('error', (error) => {
-      if (ready) opts.log(`Embedded PostgreSQL crashed: ${error.message}`);
-      failure ??= error.message;
+      opts.log(`Embedded PostgreSQL crashed: ${error.message}`);
+      failure ??= toSluiceError(error, 'Embedded PostgreSQL failed to start: its thread crashed.');
     });
     void exit.then((code) => {
       if (!ready) {
-        const reason = failure ?? `the worker exited with code ${code}`;
-        rejectStart(new Error(`Embedded PostgreSQL failed to start: ${reason}`));
+        rejectStart(failure ?? new SluiceError('INTERNAL', `Embedded PostgreSQL failed to start: its thread exited with code ${code}.`));
       } else if (stopping === undefined) {
         opts.log(`Embedded PostgreSQL stopped unexpectedly (exit code ${code}).`);
       }
