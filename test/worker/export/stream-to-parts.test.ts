@@ -1,7 +1,7 @@
 /**
  * The export loop cut at records, with no database: a made-up row source
- * feeds PostgreSQL-style CSV (every value quoted, NULL an unquoted empty
- * field) in chunks that split records anywhere, the export writes Parquet
+ * feeds PostgreSQL's CSV (quoted where a value needs it, NULL an unquoted
+ * empty field, as the row sources write it) in chunks that split records anywhere, the export writes Parquet
  * parts with a real in-memory DuckDB, and the parts are read back. A cap
  * must keep whole records only (a row cap exactly N, a byte cap the
  * records that fit), values with newlines, quotes and commas must survive
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../../../src/columns/column-plan.ts';
 import { CsvRecordScanner } from '../../../src/worker/export/csv-record-scanner.ts';
 import type { ExportRequest, PreviewData } from '../../../src/query/export-types.ts';
-import type { RowSource, SourceChunk } from '../../../src/worker/export/row-sources.ts';
+import { csvRecord, type RowSource, type SourceChunk } from '../../../src/worker/export/row-sources.ts';
 import { streamToParts } from '../../../src/worker/export/stream-to-parts.ts';
 import { openDuck, planned } from '../../artifacts/artifact-fixture.ts';
 
@@ -26,8 +26,7 @@ const COLUMNS = planned([
 ]);
 
 type Value = string | null;
-const field = (v: Value) => (v === null ? '' : `"${v.replaceAll('"', '""')}"`);
-const record = (id: number, body: Value, note: Value) => `${field(String(id))},${field(body)},${field(note)}\n`;
+const record = (id: number, body: Value, note: Value) => csvRecord([String(id), body, note]);
 
 /** Rows whose values hold everything that can fool a cut: newlines, quotes, commas, CR, empty vs NULL. */
 const ROWS: [number, Value, Value][] = [
