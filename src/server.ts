@@ -39,7 +39,7 @@ export interface Sluice {
   app: OpenAPIHono<AppEnv>;
   /** The generated admin token, when no tokens were configured (with a shared catalog, known once it answers). */
   readonly generatedToken: string | null;
-  /** Resolves when every datasource is up. */
+  /** Resolves when every datasource is up; never settles if stop() cuts start-up short. */
   ready: Promise<void>;
   /** Statements handed to a database since start, for operators and tests. */
   queriesSubmitted(): number;
@@ -132,7 +132,8 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
 
   let embedded: EmbeddedPostgres | null = null;
-  const readyPromise = (async () => {
+  let stopping = false;
+  const startup = (async () => {
     if (embeddedWanted) {
       log('Starting the embedded PostgreSQL (no DATABASE_URL set)...');
       embedded = await startEmbeddedPostgres({ dataDir: resolve(dataDir, 'pglite'), log });
@@ -142,7 +143,8 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     datasourcesUp = true;
     // Ready means a query can run now: an export worker has loaded (DuckDB included) and takes
     // tasks, and the artifact catalog has opened (a catalog that is down keeps this waiting, and
-    // /readyz says so, while the server serves what it can).
+    // /readyz says so, while the server serves what it can). A worker that never loads keeps this
+    // waiting until stop() closes the pool, which ends the wait.
     await queryPool.ready();
     await catalog.opened;
     if (shareSecrets) {
@@ -157,6 +159,13 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     void store.sweepScratch().catch((e: unknown) => log(`Could not clean staged files: ${(e as Error).message}`));
     collector.start();
   })();
+  // A start-up that stop() cut short did not fail: whoever waits for readiness is not told it did
+  // (npm start would exit with an error in the middle of a clean shutdown).
+  const readyPromise = new Promise<void>((resolve, reject) =>
+    startup.then(resolve, (error: unknown) => {
+      if (!stopping) reject(error);
+    }),
+  );
 
   return {
     url,
@@ -169,6 +178,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     datasourceUrl: (id) => registry.urlOf(id),
     queriesSubmitted: () => queries.submitted,
     async stop() {
+      stopping = true;
       collector.stop();
       // Running statements are cancelled on the database before the workers that run them stop.
       await queries.cancelAll();
@@ -176,7 +186,9 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
       await sharedRateCounts?.stop();
       await Promise.allSettled([queryPool.close(), readPool.close()]);
       await registry.close();
-      await readyPromise.catch(() => undefined);
+      // Start-up has ended by now (closing the query pool ended its wait for a worker), so the
+      // embedded database it may have started is known and stopped below.
+      await startup.catch(() => undefined);
       await (embedded as EmbeddedPostgres | null)?.stop();
       await store.close();
       await visualizations.close();

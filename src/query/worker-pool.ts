@@ -34,6 +34,8 @@ const LOAD_WAIT_MS = 30_000;
 /** A worker that died before it ever loaded is replaced after this pause, so a broken entry does not spin. */
 const RESPAWN_AFTER_LOAD_FAILURE_MS = 1_000;
 
+const shuttingDown = () => new SluiceError('INTERNAL', 'The server is shutting down.');
+
 export interface RunningTask<T> {
   taskId: number;
   result: Promise<T>;
@@ -50,7 +52,7 @@ export class WorkerPool {
   #nextTaskId = 1;
   #closed = false;
   /** Callers of ready() waiting for the next worker to load. */
-  readonly #readyWaiters: (() => void)[] = [];
+  readonly #readyWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
 
   /** `eager` workers start at once, so the first tasks do not wait for a thread to load. */
   constructor(entry: URL, size: number, workerData: unknown, eager = 1, log: Logger = consoleLogger) {
@@ -76,10 +78,15 @@ export class WorkerPool {
     return !this.#closed && this.#slots.some((s) => s.ready);
   }
 
-  /** Resolves when isReady is true: now, or when the next worker loads; never while every worker fails to load. */
+  /**
+   * Resolves when isReady is true: now, or when the next worker loads; never while every worker
+   * fails to load. Rejects once the pool is closed, since no worker can load after that: a caller
+   * waiting for the first worker (start-up) must not keep the shutdown waiting on it.
+   */
   ready(): Promise<void> {
+    if (this.#closed) return Promise.reject(shuttingDown());
     if (this.isReady) return Promise.resolve();
-    return new Promise((resolve) => this.#readyWaiters.push(resolve));
+    return new Promise((resolve, reject) => this.#readyWaiters.push({ resolve, reject }));
   }
 
   /** Starts one worker if none is alive yet, so the first task does not wait for a thread to load. */
@@ -97,7 +104,7 @@ export class WorkerPool {
   }
 
   run<T extends Task>(task: T, onEvent: (event: TaskEvent) => void = () => undefined): RunningTask<ResultOf<T>> {
-    if (this.#closed) throw new SluiceError('INTERNAL', 'The server is shutting down.');
+    if (this.#closed) throw shuttingDown();
     const taskId = this.#nextTaskId++;
     let job!: Job;
     const result = new Promise<ResultOf<T>>((resolve, reject) => {
@@ -110,7 +117,8 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const job of this.#queue.splice(0)) job.reject(new SluiceError('INTERNAL', 'The server is shutting down.'));
+    for (const waiter of this.#readyWaiters.splice(0)) waiter.reject(shuttingDown());
+    for (const job of this.#queue.splice(0)) job.reject(shuttingDown());
     // Terminating a thread while DuckDB's native code runs in it (loading, or in the middle of a
     // statement) aborts the whole process: let running tasks finish first, within a bound.
     const deadline = Date.now() + LOAD_WAIT_MS;
@@ -156,7 +164,7 @@ export class WorkerPool {
       if (message.type === 'ready') {
         slot.ready = true;
         markLoaded();
-        for (const resolve of this.#readyWaiters.splice(0)) resolve();
+        for (const waiter of this.#readyWaiters.splice(0)) waiter.resolve();
       }
       else if (message.type === 'log') this.#log.error(message.line, message.cause);
       else this.#onMessage(slot, message);

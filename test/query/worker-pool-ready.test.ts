@@ -59,6 +59,15 @@ describe('WorkerPool.ready', () => {
     }
   });
 
+  it('rejects a wait for a worker that never loads once the pool is closed, so a shutdown need not wait for it', async () => {
+    const pool = new WorkerPool(BROKEN_WORKER, 1, {}, 1, capture());
+    const waiting = pool.ready();
+    await pool.loaded();
+    await pool.close();
+    expect(await Promise.race([waiting.then(() => 'ready', (e: Error) => e.message), new Promise((r) => setTimeout(() => r('waiting'), 1_500))])).toMatch(/shutting down/);
+    await expect(pool.ready()).rejects.toThrow(/shutting down/);
+  });
+
   it('is not ready once its loaded worker has died and no replacement can load, and is again when one does', async () => {
     const entry = removableWorkerEntry(CRASHING_WORKER);
     const pool = new WorkerPool(entry.url, 1, {}, 1, capture());
