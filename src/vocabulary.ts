@@ -35,6 +35,16 @@ export type FilterOp = (typeof FILTER_OPS)[number];
 /** Ops that take no value, and ops whose value is a list (`between` a [low, high] pair). */
 export const VALUELESS_FILTER_OPS = ['is_null', 'is_not_null'] as const satisfies readonly FilterOp[];
 export const LIST_FILTER_OPS = ['in', 'not_in', 'between'] as const satisfies readonly FilterOp[];
+export type ValuelessFilterOp = (typeof VALUELESS_FILTER_OPS)[number];
+export type ListFilterOp = (typeof LIST_FILTER_OPS)[number];
+
+export function isValuelessFilterOp(op: string): op is ValuelessFilterOp {
+  return (VALUELESS_FILTER_OPS as readonly string[]).includes(op);
+}
+
+export function isListFilterOp(op: string): op is ListFilterOp {
+  return (LIST_FILTER_OPS as readonly string[]).includes(op);
+}
 
 /** Aggregates over a stored result, and the metric types of the semantic layer. */
 export const AGGREGATE_FNS = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max'] as const;

@@ -9,6 +9,7 @@ import { SluiceError } from '../errors.ts';
 import { quoteIdent, quoteLiteral, type PlannedColumn } from '../columns/column-plan.ts';
 import { FILTER_OPS, type Filter, type FilterOp, type ReadRequest, type SortKey } from './types.ts';
 import { rowJsonExpression } from '../columns/value-encoding.ts';
+import { isListFilterOp } from '../vocabulary.ts';
 import { bindType, checkFilterValue, type BoundValue } from './filter-values.ts';
 
 export interface PartFile {
@@ -76,7 +77,7 @@ export function filterSql(columns: PlannedColumn[], filter: Filter, params: Boun
   const column = resolveColumn(columns, filter.column, 'filters');
   const ref = comparable(column);
   const op = filter.op as FilterOp;
-  const needsList = op === 'in' || op === 'not_in' || op === 'between';
+  const needsList = isListFilterOp(op);
   if (needsList && !Array.isArray(filter.value)) {
     throw new SluiceError('VALIDATION_ERROR', `Filter "${op}" on "${column.name}" needs an array value.`);
   }

@@ -10,6 +10,7 @@ import { quoteIdent } from '../columns/column-plan.ts';
 import type { ResolvedField, SemanticCatalog } from './catalog.ts';
 import type { MetricQueryT } from './intent.ts';
 import type { ExploreDef } from './model-schema.ts';
+import { isListFilterOp, isValuelessFilterOp } from '../vocabulary.ts';
 
 export interface CompiledSource {
   explore: ExploreDef;
@@ -83,8 +84,8 @@ export function compileMetricQuery(
     const type = PG_TYPE[field.type]!;
     const list = Array.isArray(filter.value) ? (filter.value as unknown[]) : null;
     let condition: string;
-    if (filter.op === 'is_null' || filter.op === 'is_not_null') condition = `${expr} IS ${filter.op === 'is_null' ? '' : 'NOT '}NULL`;
-    else if (filter.op === 'in' || filter.op === 'not_in' || filter.op === 'between') {
+    if (isValuelessFilterOp(filter.op)) condition = `${expr} IS ${filter.op === 'is_null' ? '' : 'NOT '}NULL`;
+    else if (isListFilterOp(filter.op)) {
       if (list === null || list.length === 0 || (filter.op === 'between' && list.length !== 2)) throw invalid(source, field.id, `filter "${filter.op}" on "${field.id}" needs ${filter.op === 'between' ? '[low, high]' : 'a non-empty array'}.`, explore.name);
       list.forEach((v) => checkValue(source, field, v));
       condition =
