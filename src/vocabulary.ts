@@ -50,6 +50,14 @@ export function isListFilterOp(op: string): op is ListFilterOp {
 export const AGGREGATE_FNS = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max'] as const;
 export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 
+/** What a semantic field is: grouped by (a dimension) or aggregated (a metric). */
+export const FIELD_KINDS = ['dimension', 'metric'] as const;
+export type FieldKind = (typeof FIELD_KINDS)[number];
+
+/** The charts a saved visualization can draw. */
+export const CHART_TYPES = ['table', 'bar', 'line', 'area', 'scatter'] as const;
+export type ChartType = (typeof CHART_TYPES)[number];
+
 export const SORT_DIRECTIONS = ['asc', 'desc'] as const;
 export type SortDirection = (typeof SORT_DIRECTIONS)[number];
 

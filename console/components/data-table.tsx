@@ -5,10 +5,11 @@
  */
 import type { Column } from '../api.ts';
 import { cellText, isNumericType } from '../format.ts';
+import type { SortDirection } from '../../src/vocabulary.ts';
 
 export interface SortState {
   column: string;
-  direction: 'asc' | 'desc';
+  direction: SortDirection;
 }
 
 interface Props {

@@ -4,6 +4,7 @@
  */
 import type { Explore } from '../api.ts';
 import { Field } from '../components/field.tsx';
+import { FIELD_KINDS } from '../../src/vocabulary.ts';
 
 export interface SourcePick {
   explore: string;
@@ -45,7 +46,7 @@ export function SourcePicker({ legend, explores, pick, onChange, optional = fals
       {explore?.description ? <p class="muted">{explore.description}</p> : null}
       {explore !== undefined ? (
         <div class="field-lists">
-          {(['dimension', 'metric'] as const).map((kind) => (
+          {FIELD_KINDS.map((kind) => (
             <div key={kind} class="field-list" role="group" aria-label={`${legend} ${kind === 'dimension' ? 'dimensions' : 'metrics'}`}>
               <h4>{kind === 'dimension' ? 'Dimensions' : 'Metrics'}</h4>
               {fields

@@ -10,13 +10,12 @@ import { CompletenessBadges } from '../components/badges.tsx';
 import { DataTable } from '../components/data-table.tsx';
 import { ErrorBanner } from '../components/error-banner.tsx';
 import { Field } from '../components/field.tsx';
+import { CHART_TYPES, type ChartType } from '../../src/vocabulary.ts';
 import { SourcePicker, type SourcePick } from './semantic-source.tsx';
 
 type Intent = Schemas['SemanticQueryIntent'];
-type ChartType = Schemas['ChartConfig']['type'];
 type Result = Pick<Schemas['SemanticQueryEnvelope'], 'summary' | 'data'>;
 
-const CHART_TYPES: ChartType[] = ['bar', 'line', 'area', 'scatter', 'table'];
 const EMPTY: SourcePick = { explore: '', dimensions: [], metrics: [] };
 
 function buildIntent(first: SourcePick, second: SourcePick, joins: Record<string, string>): Intent {

@@ -4,16 +4,13 @@
  * (and who set that limit), and what became of the artifact.
  */
 import type { Cap, ExportResult, Materialize } from './export-types.ts';
+import type { LimitSource } from '../vocabulary.ts';
 import type { ArtifactDecision, Completeness } from './query-types.ts';
 
-export interface LimitOrigins {
-  previewRows: 'server' | 'request';
-  maxRows: 'server' | 'request';
-  maxBytes: 'server' | 'request';
-  maxDuration: 'server' | 'request';
-}
+/** Who set each cap, so the one that fires can be named. */
+export type LimitOrigins = Record<Cap, LimitSource>;
 
-function origin(origins: LimitOrigins, cap: Cap | null): 'server' | 'request' | null {
+function origin(origins: LimitOrigins, cap: Cap | null): LimitSource | null {
   return cap === null ? null : origins[cap];
 }
 

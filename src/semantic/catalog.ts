@@ -5,6 +5,7 @@
  */
 import { hasRole, mayUseDatasource, type Principal } from '../auth/principals.ts';
 import { SluiceError } from '../errors.ts';
+import type { FieldKind } from '../vocabulary.ts';
 import type { DimensionDef, ExploreDef, MetricDef, TimeGrain } from './model-schema.ts';
 
 export type ResolvedField =
@@ -13,7 +14,7 @@ export type ResolvedField =
 
 export interface FieldInfo {
   id: string;
-  kind: 'dimension' | 'metric';
+  kind: FieldKind;
   type: string;
   label?: string;
   description?: string;

@@ -6,10 +6,11 @@
  * they are escaped; decimal strings of metrics become numbers for plotting.
  */
 import { SluiceError } from '../errors.ts';
+import type { ChartType } from '../vocabulary.ts';
 import type { ResultField } from './compile.ts';
 
 export interface ChartConfig {
-  type: 'table' | 'bar' | 'line' | 'area' | 'scatter';
+  type: ChartType;
   x?: string | undefined;
   y?: string[] | undefined;
   series?: string | undefined;

@@ -12,11 +12,12 @@ import { quoteIdent } from '../columns/column-plan.ts';
 import type { ResolvedField, SemanticCatalog } from './catalog.ts';
 import { compileMetricQuery, invalid } from './compile-metric.ts';
 import type { SemanticIntentT } from './intent.ts';
+import type { FieldKind } from '../vocabulary.ts';
 
 export interface ResultField {
   id: string;
   source: 0 | 1;
-  kind: 'dimension' | 'metric';
+  kind: FieldKind;
 }
 
 export interface CompiledIntent {

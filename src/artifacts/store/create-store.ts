@@ -13,6 +13,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SluiceError } from '../../errors.ts';
 import { FILTER_OPS, type ArtifactStore, type Capabilities, type StoreHealth } from '../types.ts';
+import { DOWNLOAD_FORMATS } from '../../vocabulary.ts';
 import { decodeListCursor, encodeListCursor } from './list-cursor.ts';
 import { collector } from './store-collect.ts';
 import type { StoreContext } from './store-context.ts';
@@ -24,7 +25,7 @@ const CAPABILITIES: Capabilities = {
   filterOps: [...FILTER_OPS],
   sort: true,
   aggregate: true,
-  formats: ['parquet', 'csv', 'jsonl'],
+  formats: [...DOWNLOAD_FORMATS],
 };
 
 export interface Store extends ArtifactStore {

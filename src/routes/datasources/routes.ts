@@ -3,6 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { envelope, errorResponses, jsonResponse } from '../common/envelope.ts';
 import { SCHEMA_FAILURES } from '../common/failures.ts';
 import { tagged } from '../common/tags.ts';
+import { COMPLETENESS_STATUSES } from '../../vocabulary.ts';
 
 export const TableSummary = z
   .strictObject({
@@ -55,7 +56,8 @@ export const listTablesRoute = createRoute({
         'TableListEnvelope',
         z.object({
           tables: z.array(TableSummary),
-          completeness: z.object({ status: z.enum(['COMPLETE', 'INCOMPLETE']), returnedRows: z.number().int(), totalRows: z.number().int() }),
+          // A listing counts every match, so it is never UNKNOWN.
+          completeness: z.object({ status: z.enum(COMPLETENESS_STATUSES).exclude(['UNKNOWN']), returnedRows: z.number().int(), totalRows: z.number().int() }),
         }),
       ),
       'Tables.',

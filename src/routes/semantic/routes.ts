@@ -1,7 +1,7 @@
 /** Route definitions and schemas of /api/semantic: explores, metric and merge queries, saved visualizations. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { normalizeIntent, SemanticIntent } from '../../semantic/intent.ts';
-import { MATERIALIZE_MODES } from '../../vocabulary.ts';
+import { CHART_TYPES, FIELD_KINDS, MATERIALIZE_MODES } from '../../vocabulary.ts';
 import { envelope, errorResponses, jsonResponse } from '../common/envelope.ts';
 import { SEMANTIC_QUERY_FAILURES } from '../common/failures.ts';
 import { IdParam, SessionId } from '../common/schemas.ts';
@@ -9,11 +9,11 @@ import { tagged } from '../common/tags.ts';
 import { QueryData } from '../queries/schemas.ts';
 
 const Intent = z.preprocess(normalizeIntent, SemanticIntent);
-export const ResultField = z.strictObject({ id: z.string(), source: z.union([z.literal(0), z.literal(1)]), kind: z.enum(['dimension', 'metric']) }).openapi('ResultField');
+export const ResultField = z.strictObject({ id: z.string(), source: z.union([z.literal(0), z.literal(1)]), kind: z.enum(FIELD_KINDS) }).openapi('ResultField');
 const SemanticQueryEnvelope = envelope('SemanticQueryEnvelope', QueryData.extend({ fields: z.array(ResultField) }));
 export const Chart = z
   .object({
-    type: z.enum(['table', 'bar', 'line', 'area', 'scatter']),
+    type: z.enum(CHART_TYPES),
     x: z.string().max(200).optional(),
     y: z.array(z.string().max(200)).max(10).optional(),
     series: z.string().max(200).optional(),
@@ -38,7 +38,7 @@ export const exploresRoute = createRoute({
               label: z.string().optional(),
               description: z.string().optional(),
               datasource: z.string(),
-              fields: z.array(z.object({ id: z.string(), kind: z.enum(['dimension', 'metric']), type: z.string(), label: z.string().optional(), description: z.string().optional() })),
+              fields: z.array(z.object({ id: z.string(), kind: z.enum(FIELD_KINDS), type: z.string(), label: z.string().optional(), description: z.string().optional() })),
               requiredFilters: z.array(z.object({ field: z.string(), op: z.string() })),
               parameters: z.array(z.object({ name: z.string(), type: z.string(), required: z.boolean() })),
             }),
