@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DOWNLOAD_FORMATS, FILTER_OPS, MATERIALIZE_MODES, ROLES } from '../../src/vocabulary.ts';
+import { CHART_TYPES, DOWNLOAD_FORMATS, FILTER_OPS, MATERIALIZE_MODES, ROLES } from '../../src/vocabulary.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -31,6 +31,10 @@ describe('README lists the vocabularies of src/vocabulary.ts', () => {
 
   it('download formats', () => {
     expect(captured(/\/download\?format=([a-z|]+)`/).split('|')).toEqual([...DOWNLOAD_FORMATS]);
+  });
+
+  it('chart types (saved visualizations)', () => {
+    expect(captured(/with a chart \(([^)]+)\)/).split(/,\s*/)).toEqual([...CHART_TYPES]);
   });
 
   it('token roles (SLUICE_TOKENS)', () => {
