@@ -66,3 +66,23 @@ export type DownloadFormat = (typeof DOWNLOAD_FORMATS)[number];
 
 export const ROLES = ['reader', 'analyst', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
+
+/** What a relation of a datasource is: pg_class.relkind, spelled out. */
+export const TABLE_KINDS = ['table', 'view', 'materialized_view', 'foreign_table', 'partitioned_table'] as const;
+export type TableKind = (typeof TABLE_KINDS)[number];
+
+/** Who speaks in a chat history the client sends. */
+export const CHAT_ROLES = ['user', 'assistant', 'system'] as const;
+export type ChatRole = (typeof CHAT_ROLES)[number];
+
+/** How chat labels the SQL it finds in a reply (by PostgreSQL's own parser). */
+export const SQL_BLOCK_KINDS = ['select', 'dml', 'ddl', 'other'] as const;
+export type SqlBlockKind = (typeof SQL_BLOCK_KINDS)[number];
+
+/** Why the agent stopped: it answered, used all its model calls, or ran out of time. */
+export const AGENT_STOPS = ['answer', 'max_iters', 'timeout'] as const;
+export type AgentStop = (typeof AGENT_STOPS)[number];
+
+/** A step of the agent's transcript: a tool call or a model call. */
+export const TRANSCRIPT_STEP_KINDS = ['tool', 'llm'] as const;
+export type TranscriptStepKind = (typeof TRANSCRIPT_STEP_KINDS)[number];

@@ -10,9 +10,11 @@ import { Badge } from '../components/badges.tsx';
 import { ErrorBanner } from '../components/error-banner.tsx';
 import { Field } from '../components/field.tsx';
 import { readEvents } from '../sse.ts';
+import type { ChatRole } from '../../src/vocabulary.ts';
 
 type ChatBody = Schemas['ChatResponse'];
-type Message = { role: 'user' | 'assistant'; content: string; blocks?: ChatBody['blocks'] };
+// The console never writes the system message: the server adds its own.
+type Message = { role: Exclude<ChatRole, 'system'>; content: string; blocks?: ChatBody['blocks'] };
 
 interface Props {
   client: SluiceClient;

@@ -23,6 +23,7 @@ import type { ToolContext } from './tools/tool-types.ts';
 import type { SemanticService } from '../semantic/semantic-service.ts';
 import type { VisualizationStore } from '../semantic/visualization-store.ts';
 import { agentSystemPrompt } from './agent-prompt.ts';
+import type { AgentStop, TranscriptStepKind } from '../vocabulary.ts';
 
 export interface AgentRequest {
   prompt: string;
@@ -33,7 +34,7 @@ export interface AgentRequest {
 
 export interface TranscriptStep {
   step: number;
-  kind: 'llm' | 'tool';
+  kind: TranscriptStepKind;
   role?: 'assistant';
   content?: string | null;
   tool_calls?: { id: string; name: string }[];
@@ -46,7 +47,7 @@ export interface TranscriptStep {
 export interface AgentBody {
   answer: string;
   iterations: number;
-  stoppedBy: 'answer' | 'max_iters' | 'timeout';
+  stoppedBy: AgentStop;
   transcript: TranscriptStep[];
   artifacts: string[];
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };

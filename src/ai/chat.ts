@@ -11,9 +11,10 @@ import { toSluiceError } from '../errors.ts';
 import { upstreamError, type Llm } from './llm.ts';
 import { schemaContext } from './schema-context.ts';
 import { extractSqlBlocks, type SqlBlock } from './sql-blocks.ts';
+import type { ChatRole } from '../vocabulary.ts';
 
 export interface ChatRequest {
-  messages: { role: 'user' | 'assistant' | 'system'; content: string }[];
+  messages: { role: ChatRole; content: string }[];
   flavor?: string | undefined;
   datasource?: string | undefined;
 }

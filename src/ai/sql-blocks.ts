@@ -4,10 +4,11 @@
  * parser: select, dml, ddl or other. Chat never runs what it finds.
  */
 import { classifySql } from '../query/sql-safety.ts';
+import type { SqlBlockKind } from '../vocabulary.ts';
 
 export interface SqlBlock {
   sql: string;
-  kind: 'select' | 'dml' | 'ddl' | 'other';
+  kind: SqlBlockKind;
 }
 
 const FENCE = /```[ \t]*([A-Za-z0-9_-]*)[^\n]*\n([\s\S]*?)```/g;

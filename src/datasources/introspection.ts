@@ -5,11 +5,12 @@
  * system schemas.
  */
 import type { Datasource } from './registry.ts';
+import type { TableKind } from '../vocabulary.ts';
 
 export interface TableSummary {
   schema: string;
   name: string;
-  kind: 'table' | 'view' | 'materialized_view' | 'foreign_table' | 'partitioned_table';
+  kind: TableKind;
   estimatedRows: number | null;
 }
 
@@ -19,7 +20,7 @@ export interface TableDetail extends TableSummary {
   foreignKeys: { name: string; columns: string[]; references: { schema: string; table: string; columns: string[] } }[];
 }
 
-const KINDS: Record<string, TableSummary['kind']> = { r: 'table', v: 'view', m: 'materialized_view', f: 'foreign_table', p: 'partitioned_table' };
+const KINDS: Record<string, TableKind> = { r: 'table', v: 'view', m: 'materialized_view', f: 'foreign_table', p: 'partitioned_table' };
 const HIDDEN = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname NOT LIKE 'pg_temp%' AND n.nspname NOT LIKE 'pg_toast_temp%'`;
 
 function estimate(reltuples: number): number | null {

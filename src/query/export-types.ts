@@ -5,6 +5,7 @@
 import type { ParquetPart } from '../artifacts/types.ts';
 import type { ColumnOut, PlannedColumn } from '../columns/column-plan.ts';
 import type { Cap, Materialize } from '../vocabulary.ts';
+import type { StatementKind } from './sql-safety.ts';
 
 export type { Cap, Materialize } from '../vocabulary.ts';
 
@@ -16,7 +17,7 @@ export interface Limits {
 
 export interface ExportRequest {
   sql: string;
-  kind: 'select' | 'explain';
+  kind: StatementKind;
   params: unknown[];
   previewRows: number;
   materialize: Materialize;

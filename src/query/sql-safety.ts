@@ -10,6 +10,7 @@ import { hasSqlDetails, parse } from 'libpg-query';
 import { SluiceError } from '../errors.ts';
 import { deniedFunctionReason } from './sql-functions.ts';
 import { isDefinition, nodeOf, statementLabel, walk, type Body } from './sql-tree.ts';
+import type { SqlBlockKind } from '../vocabulary.ts';
 
 export type StatementKind = 'select' | 'explain';
 
@@ -59,7 +60,7 @@ export async function checkReadOnly(sql: string): Promise<CheckedStatement> {
   return { kind, ...statementText(sql, raw), paramCount };
 }
 
-export async function classifySql(sql: string): Promise<'select' | 'dml' | 'ddl' | 'other'> {
+export async function classifySql(sql: string): Promise<SqlBlockKind> {
   let statements: RawStatement[];
   try {
     statements = await parseOrThrow(sql);

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHART_TYPES, DOWNLOAD_FORMATS, FILTER_OPS, MATERIALIZE_MODES, ROLES } from '../../src/vocabulary.ts';
+import { CHART_TYPES, DOWNLOAD_FORMATS, FILTER_OPS, MATERIALIZE_MODES, ROLES, SQL_BLOCK_KINDS } from '../../src/vocabulary.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -35,6 +35,10 @@ describe('README lists the vocabularies of src/vocabulary.ts', () => {
 
   it('chart types (saved visualizations)', () => {
     expect(captured(/with a chart \(([^)]+)\)/).split(/,\s*/)).toEqual([...CHART_TYPES]);
+  });
+
+  it('SQL block kinds (chat)', () => {
+    expect(quotedWords(captured(/back\s+labelled\s+([^;]+);/))).toEqual([...SQL_BLOCK_KINDS]);
   });
 
   it('token roles (SLUICE_TOKENS)', () => {

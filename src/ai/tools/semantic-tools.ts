@@ -12,6 +12,7 @@ import { Explore } from '../../semantic/model-schema.ts';
 import { BadArgumentsError } from './tool-errors.ts';
 import { defineTool, type ToolContext } from './tool-types.ts';
 import { ArtifactDecision, Chart, Column, Completeness, MODEL_ROWS, ResultField, Rows } from './tool-schemas.ts';
+import { FIELD_KINDS } from '../../vocabulary.ts';
 
 const CHART_ROWS = 500;
 const FOUND_FIELDS = 100;
@@ -58,7 +59,7 @@ export const listExploresTool = defineTool({
   },
 });
 
-const FieldInfo = z.strictObject({ id: z.string(), kind: z.enum(['dimension', 'metric']), type: z.string(), label: z.string().optional(), description: z.string().optional() });
+const FieldInfo = z.strictObject({ id: z.string(), kind: z.enum(FIELD_KINDS), type: z.string(), label: z.string().optional(), description: z.string().optional() });
 
 export const findFieldsTool = defineTool({
   ...semanticTool,

@@ -13,6 +13,7 @@ import type { Datasource, DatasourceRegistry } from '../../datasources/registry.
 import type { QueryService } from '../../query/query-service.ts';
 import type { SemanticService } from '../../semantic/semantic-service.ts';
 import type { VisualizationStore } from '../../semantic/visualization-store.ts';
+import type { Role } from '../../vocabulary.ts';
 import { parseArguments } from './tool-errors.ts';
 
 export const SURFACES = ['agent', 'mcp'] as const;
@@ -42,7 +43,8 @@ export interface ToolContext {
 export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   name: string;
   description: string;
-  role: 'reader' | 'analyst';
+  // No tool is admin-only: admin adds workspace maintenance, and no tool maintains anything.
+  role: Exclude<Role, 'admin'>;
   surfaces: readonly Surface[];
   /** Reads a datasource: an MCP call names it (`datasource`), the agent uses its request's. */
   usesDatasource: boolean;

@@ -1,11 +1,12 @@
 /** Request and response schemas of /api/ai: the documented AI Chat / AI Agent bodies (not enveloped). */
 import { z } from '@hono/zod-openapi';
 import { SessionId } from '../common/schemas.ts';
+import { AGENT_STOPS, CHAT_ROLES, SQL_BLOCK_KINDS, TRANSCRIPT_STEP_KINDS } from '../../vocabulary.ts';
 
 export const ChatRequest = z
   .object({
     messages: z
-      .array(z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.string().max(100_000) }).strict())
+      .array(z.object({ role: z.enum(CHAT_ROLES), content: z.string().max(100_000) }).strict())
       .min(1)
       .max(100),
     flavor: z.string().max(64).optional().openapi({ description: 'SQL dialect to write in; default PostgreSQL.' }),
@@ -14,7 +15,7 @@ export const ChatRequest = z
   .strict()
   .openapi('ChatRequest');
 
-export const SqlBlock = z.object({ sql: z.string(), kind: z.enum(['select', 'dml', 'ddl', 'other']) }).openapi('SqlBlock');
+export const SqlBlock = z.object({ sql: z.string(), kind: z.enum(SQL_BLOCK_KINDS) }).openapi('SqlBlock');
 
 export const ChatResponse = z
   .object({
@@ -39,11 +40,11 @@ export const AgentResponse = z
   .object({
     answer: z.string(),
     iterations: z.number().int().openapi({ description: 'Model calls made.' }),
-    stoppedBy: z.enum(['answer', 'max_iters', 'timeout']),
+    stoppedBy: z.enum(AGENT_STOPS),
     transcript: z.array(
       z.object({
         step: z.number().int(),
-        kind: z.enum(['tool', 'llm']),
+        kind: z.enum(TRANSCRIPT_STEP_KINDS),
         tool_name: z.string().optional(),
         tool_input: z.unknown().optional(),
         tool_output: z.string().optional().openapi({ description: 'Exactly what the model was sent.' }),

@@ -3,13 +3,13 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { envelope, errorResponses, jsonResponse } from '../common/envelope.ts';
 import { SCHEMA_FAILURES } from '../common/failures.ts';
 import { tagged } from '../common/tags.ts';
-import { COMPLETENESS_STATUSES } from '../../vocabulary.ts';
+import { COMPLETENESS_STATUSES, TABLE_KINDS } from '../../vocabulary.ts';
 
 export const TableSummary = z
   .strictObject({
     schema: z.string(),
     name: z.string(),
-    kind: z.enum(['table', 'view', 'materialized_view', 'foreign_table', 'partitioned_table']),
+    kind: z.enum(TABLE_KINDS),
     estimatedRows: z.number().int().nullable(),
   })
   .openapi('TableSummary');
