@@ -143,8 +143,9 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
     datasourcesUp = true;
     // Ready means a query can run now: an export worker has loaded (DuckDB included) and takes
     // tasks, and the artifact catalog has opened (a catalog that is down keeps this waiting, and
-    // /readyz says so, while the server serves what it can). A worker that never loads keeps this
-    // waiting until stop() closes the pool, which ends the wait.
+    // /readyz says so, while the server serves what it can). A worker that never loads, or a
+    // catalog that never opens, keeps this waiting until stop() closes the pool or the store,
+    // which ends the wait.
     await queryPool.ready();
     await catalog.opened;
     if (shareSecrets) {
@@ -154,17 +155,25 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
         tokens.add({ token: generatedToken, principal: 'admin', roles: ['admin'] });
       }
     }
+    // A stop() that came during the steps above has already closed the pools and the store these start on.
+    if (stopping) return;
     readPool.prestart();
     // Leftovers of exports interrupted by a crash: removed now that the server is serving.
     void store.sweepScratch().catch((e: unknown) => log(`Could not clean staged files: ${(e as Error).message}`));
     collector.start();
   })();
-  // A start-up that stop() cut short did not fail: whoever waits for readiness is not told it did
-  // (npm start would exit with an error in the middle of a clean shutdown).
+  // A start-up that stop() cut short neither failed nor made the server ready: whoever waits for
+  // readiness is told neither (npm start would exit with an error, or announce readiness, in the
+  // middle of a clean shutdown).
   const readyPromise = new Promise<void>((resolve, reject) =>
-    startup.then(resolve, (error: unknown) => {
-      if (!stopping) reject(error);
-    }),
+    startup.then(
+      () => {
+        if (!stopping) resolve();
+      },
+      (error: unknown) => {
+        if (!stopping) reject(error);
+      },
+    ),
   );
 
   return {
@@ -186,11 +195,12 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
       await sharedRateCounts?.stop();
       await Promise.allSettled([queryPool.close(), readPool.close()]);
       await registry.close();
-      // Start-up has ended by now (closing the query pool ended its wait for a worker), so the
+      // Nothing runs on the store any more, and closing it ends start-up's wait for the catalog.
+      await store.close();
+      // Start-up has ended by now (closing the query pool and the catalog ended its waits), so the
       // embedded database it may have started is known and stopped below.
       await startup.catch(() => undefined);
       await (embedded as EmbeddedPostgres | null)?.stop();
-      await store.close();
       await visualizations.close();
     },
   };

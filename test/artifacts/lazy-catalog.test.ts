@@ -1,7 +1,8 @@
 /**
  * The catalog that opens in the background: calls before it opens answer
  * STORAGE_UNAVAILABLE at once (never wait, never crash), it keeps trying
- * until it opens, and then it is the catalog.
+ * until it opens, and then it is the catalog. Closed before it opened, it
+ * tells whoever waits for it, so a shutdown never waits on it.
  */
 import { describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/artifacts/catalog/catalog.ts';
@@ -27,4 +28,18 @@ describe('lazyCatalog', () => {
     expect(await (async () => lazy.catalog)()).toBe(lazy.catalog);
     await lazy.close();
   }, 20_000);
+
+  it('rejects whoever waits for it to open once it is closed, and a close nobody waits on is no unhandled rejection', async () => {
+    const neverOpens = async (): Promise<Catalog> => {
+      throw new Error('connection refused');
+    };
+    const awaited = lazyCatalog(neverOpens, quietLogger);
+    const waiting = awaited.opened;
+    await awaited.close();
+    await expect(waiting).rejects.toThrow('closed before it opened');
+
+    // Nobody ever awaits `opened` here (start-up had not reached it): the test run fails on an unhandled rejection.
+    const unawaited = lazyCatalog(neverOpens, quietLogger);
+    await unawaited.close();
+  });
 });

@@ -21,7 +21,11 @@ export interface LazyCatalog {
   readonly catalog: Catalog;
   /** True once the catalog has opened. */
   readonly open: boolean;
-  /** Resolves when it has opened (never, while it cannot). */
+  /**
+   * Resolves when it has opened (never, while it cannot). Rejects once closed before it opened,
+   * since it cannot open after that: a caller waiting for it (start-up) must not keep the
+   * shutdown waiting on it.
+   */
   readonly opened: Promise<void>;
   close(): Promise<void>;
 }
@@ -31,7 +35,13 @@ export function lazyCatalog(openCatalog: () => Promise<Catalog>, log: Logger): L
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let markOpened!: () => void;
-  const opened = new Promise<void>((resolve) => (markOpened = resolve));
+  let markClosed!: (error: Error) => void;
+  const opened = new Promise<void>((resolve, reject) => {
+    markOpened = resolve;
+    markClosed = reject;
+  });
+  // Closing may come before anyone waits: that rejection must not count as unhandled and end the process.
+  opened.catch(() => undefined);
   let failures = 0;
 
   const attempt = async (): Promise<void> => {
@@ -72,6 +82,8 @@ export function lazyCatalog(openCatalog: () => Promise<Catalog>, log: Logger): L
     async close() {
       closed = true;
       clearTimeout(timer);
+      // Settles nothing once it has opened; an attempt still connecting closes what it opens by itself.
+      markClosed(new SluiceError('INTERNAL', 'The artifact catalog was closed before it opened.'));
       await current?.close();
     },
   };
