@@ -30,6 +30,9 @@ if (tokenShown !== null) {
   console.log(`Admin token:   ${tokenShown}   (generated on first start, kept in ${config.dataDir}/secrets.json)`);
 }
 
+// Set by the first SIGTERM or SIGINT: from then on the process is on its way out, cleanly.
+let stopping = false;
+
 sluice.ready.then(
   () => {
     // Replicas on one catalog learn their shared admin token once the catalog answers.
@@ -37,12 +40,13 @@ sluice.ready.then(
     console.log('Ready: datasources and the artifact store are up (GET /readyz answers 200).');
   },
   (error: unknown) => {
+    // A start-up that a shutdown cut short did not fail; the shutdown decides the exit code.
+    if (stopping) return;
     console.error(`Start-up failed: ${(error as Error).message}`);
     process.exit(1);
   },
 );
 
-let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     if (stopping) return;
