@@ -55,8 +55,14 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const force = setTimeout(() => process.exit(1), 20_000);
     force.unref();
     sluice.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => {
+        console.log('Stopped.');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error(`Shutdown failed: ${(error as Error).message}`);
+        process.exit(1);
+      },
     );
   });
 }

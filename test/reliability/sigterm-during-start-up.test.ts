@@ -1,8 +1,8 @@
 /**
  * `npm start`'s entry asked to stop (SIGTERM) while start-up still waits on
- * a shared catalog that never answers: the shutdown is clean, so the process
- * exits 0 at once rather than at its 20-second forced exit, and says
- * nothing of a failed start-up.
+ * a shared catalog that never answers: stop() finishes (the process says
+ * so and exits 0) instead of waiting on that start-up, and nothing is said
+ * of a failed start-up.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,7 +21,7 @@ describe('SIGTERM while start-up waits for the catalog', () => {
     if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('exits 0 promptly without reporting a failed start-up', { timeout: 60_000 }, async () => {
+  it('stops cleanly, says so, and does not report a failed start-up', { timeout: 60_000 }, async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'sluice-sigterm-'));
     catalog = await silentCatalog();
     const env: NodeJS.ProcessEnv = { ...process.env, SLUICE_DATA_DIR: dataDir, PORT: '0', SLUICE_CATALOG_URL: catalog.url, SLUICE_QUERY_WORKERS: '1' };
@@ -39,12 +39,11 @@ describe('SIGTERM while start-up waits for the catalog', () => {
         const response = await fetch(`${url}/readyz`);
         return response.status === 503 && JSON.stringify((await response.json()).missing) === '["catalog"]' ? true : undefined;
       });
-      const signalled = Date.now();
       child.kill('SIGTERM');
       expect(await exited, stderr).toBe(0);
-      // Under the catalog's 10-second connect timeout: a stop() hung on start-up would otherwise
-      // look clean, as the process runs out of handles once that attempt ends and exits 0 anyway.
-      expect(Date.now() - signalled).toBeLessThan(5_000);
+      // Said only once stop() has finished: a stop() hung on start-up would also end in exit 0, once
+      // the catalog's connect attempt gives up and nothing holds the process, but without this line.
+      expect(stdout).toContain('Stopped.');
       expect(stderr).not.toContain('Start-up failed');
     } finally {
       child.kill('SIGKILL');
