@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { link as fsLink, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { verifyFile, writeChecked } from './content-check.ts';
+import { PART_READ_BYTES, verifyFile, writeChecked } from './content-check.ts';
 
 export type LinkFile = (existing: string, newPath: string) => Promise<void>;
 
@@ -56,7 +56,7 @@ export async function placeChecked({ source, target, tmpDir, sha256, bytes, link
       await verifyFile(temporary, sha256, bytes);
       await sync(temporary);
     } else {
-      await writeChecked(createReadStream(source), temporary, sha256, bytes);
+      await writeChecked(createReadStream(source, { highWaterMark: PART_READ_BYTES }), temporary, sha256, bytes);
     }
     // Only now: a put refused by its check leaves no trace of its upload, not even an empty directory.
     await mkdir(dirname(target), { recursive: true });

@@ -18,7 +18,7 @@ import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ByteStore, PartRef } from './byte-store.ts';
-import { contentCheck } from './content-check.ts';
+import { contentCheck, PART_READ_BYTES } from './content-check.ts';
 import { OBJECTS_DIR, checkExpiry, checkLocation, newLocation, partKey, partNotFound } from './part-address.ts';
 import type { PartCache } from './part-cache.ts';
 import { deleteUnder, listS3Locations } from './s3-locations.ts';
@@ -72,7 +72,7 @@ export function createS3Bytes(options: S3BytesOptions): ByteStore {
 
   /** The part's file through its content check, which holds the last bytes back until they are verified. */
   function checkedBody(part: PartRef, localFile: string): { body: Readable; close: () => void } {
-    const file = createReadStream(localFile);
+    const file = createReadStream(localFile, { highWaterMark: PART_READ_BYTES });
     const check = contentCheck(part.sha256, part.bytes);
     file.on('error', (error) => check.destroy(error));
     return { body: file.pipe(check), close: () => file.destroy() };

@@ -72,7 +72,8 @@ export async function streamToParts(
   async function sendPreview(complete: boolean): Promise<void> {
     previewSent = true;
     const shown = Math.min(rows, previewRows);
-    const previewData = shown > 0 ? await readPreview(duck, writer.currentCsvFile, writer.currentShape, columns, shown) : [];
+    const written = writer.csvSoFar();
+    const previewData = shown > 0 ? await readPreview(duck, written.file, written.shape, columns, shown) : [];
     hooks.onPreview({ columns: columns.map((c) => ({ name: c.name, type: c.type })), rows: previewData, complete });
   }
 
