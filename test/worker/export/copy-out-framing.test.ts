@@ -1,0 +1,91 @@
+/**
+ * CopyOut's framing on made-up protocol bytes, cut at every byte: however
+ * the socket splits the messages (inside a header, inside a row, inside a
+ * row longer than several reads), the rows come out whole, in order,
+ * counted, with their longest, and what follows CopyDone or an
+ * ErrorResponse goes back to the driver's own reader untouched. The real
+ * server's splits are covered in copy-out.test.ts; these are every split.
+ */
+import { EventEmitter } from 'node:events';
+import type pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { CopyOut } from '../../../src/worker/export/copy-out.ts';
+import type { SourceChunk } from '../../../src/worker/export/row-source.ts';
+
+function message(code: string, body: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head.write(code, 0, 'latin1');
+  head.writeUInt32BE(body.length + 4, 1);
+  return Buffer.concat([head, body]);
+}
+
+/** A socket with node-postgres's reader on it, as CopyOut finds it. */
+class FakeSocket extends EventEmitter {
+  paused = false;
+  isPaused(): boolean {
+    return this.paused;
+  }
+  pause(): void {
+    this.paused = true;
+  }
+  resume(): void {
+    this.paused = false;
+  }
+}
+
+const ROWS = ['1,a\n', '22,"b,b"\n', `333,${'x'.repeat(70)}\n`, '4,\n', `5,${'y'.repeat(300)}\n`, '6,"q""q"\n'];
+const START = message('H', Buffer.from([0, 0, 2, 0, 0, 0, 0]));
+const DATA = Buffer.concat(ROWS.map((r) => message('d', Buffer.from(r))));
+const AFTER_DONE = Buffer.concat([message('C', Buffer.from('COPY 6\0')), message('Z', Buffer.from('I'))]);
+const DONE = Buffer.concat([message('c', Buffer.alloc(0)), AFTER_DONE]);
+const ERROR = Buffer.concat([message('E', Buffer.from('SERROR\0C57014\0\0')), message('Z', Buffer.from('I'))]);
+
+/** Feeds `wire` to a CopyOut in the given pieces; returns its chunks and what reached the driver's reader. */
+async function feed(wire: Buffer, cuts: number[]): Promise<{ chunks: SourceChunk[]; driver: Buffer }> {
+  const socket = new FakeSocket();
+  const toDriver: Buffer[] = [];
+  socket.on('data', (b: Buffer) => toDriver.push(Buffer.from(b)));
+  const copy = new CopyOut('COPY (select 1) TO STDOUT (FORMAT csv)');
+  copy.submit({ stream: socket, query: () => undefined } as unknown as pg.Connection);
+  let from = 0;
+  // Each read is a buffer of its own, as the socket gives them.
+  for (const to of [...cuts, wire.length]) {
+    if (to > from) socket.emit('data', Buffer.from(wire.subarray(from, to)));
+    from = to;
+  }
+  copy.handleReadyForQuery();
+  const chunks: SourceChunk[] = [];
+  for await (const chunk of copy) chunks.push({ ...chunk, bytes: Buffer.from(chunk.bytes) });
+  return { chunks, driver: Buffer.concat(toDriver) };
+}
+
+function check(result: { chunks: SourceChunk[]; driver: Buffer }, after: Buffer): void {
+  expect(Buffer.concat(result.chunks.map((c) => c.bytes)).toString()).toBe(ROWS.join(''));
+  expect(result.chunks.reduce((n, c) => n + c.rows!, 0)).toBe(ROWS.length);
+  for (const chunk of result.chunks) {
+    const lines = chunk.bytes.toString().split('\n').slice(0, -1);
+    expect(chunk.rows).toBe(lines.length);
+    expect(chunk.longestRow).toBe(Math.max(...lines.map((l) => l.length + 1)));
+  }
+  expect(result.driver.equals(after)).toBe(true);
+}
+
+describe('CopyOut framing', () => {
+  it('cut once at every byte, the rows and the hand-back come out the same', async () => {
+    const wire = Buffer.concat([START, DATA, DONE]);
+    for (let cut = 1; cut < wire.length; cut++) check(await feed(wire, [cut]), AFTER_DONE);
+  });
+
+  it('cut into reads of every size from 1 to 120 bytes', async () => {
+    const wire = Buffer.concat([START, DATA, DONE]);
+    for (let size = 1; size <= 120; size++) {
+      const cuts = Array.from({ length: Math.ceil(wire.length / size) }, (_, i) => (i + 1) * size).filter((c) => c < wire.length);
+      check(await feed(wire, cuts), AFTER_DONE);
+    }
+  });
+
+  it('ends at an ErrorResponse with every row before it, wherever the error is cut', async () => {
+    const wire = Buffer.concat([START, DATA, ERROR]);
+    for (let cut = START.length + DATA.length - 20; cut < wire.length; cut++) check(await feed(wire, [cut]), ERROR);
+  });
+});
