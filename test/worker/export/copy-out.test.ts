@@ -5,27 +5,18 @@
  * it (the last of them share the error's packet); a row longer than many
  * socket reads arrives whole; and the session goes on afterwards.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CopyOut } from '../../../src/worker/export/copy-out.ts';
-import { clientConfig } from '../../../src/worker/export/pg-connect.ts';
 import type { SourceChunk } from '../../../src/worker/export/row-sources.ts';
+import { testClient } from './test-client.ts';
 
-let client: pg.Client;
-
-beforeAll(async () => {
-  client = new pg.Client(clientConfig(process.env.TEST_DATABASE_URL!));
-  await client.connect();
-});
-afterAll(async () => {
-  await client?.end();
-});
+const client = testClient();
 
 /** Every chunk of the COPY of `select`, and the error that ended it (null when it ended cleanly). */
 async function copy(select: string): Promise<{ chunks: SourceChunk[]; error: unknown }> {
   const chunks: SourceChunk[] = [];
   try {
-    for await (const chunk of client.query(new CopyOut(`COPY (${select}) TO STDOUT (FORMAT csv, FORCE_QUOTE *)`))) chunks.push(chunk);
+    for await (const chunk of client().query(new CopyOut(`COPY (${select}) TO STDOUT (FORMAT csv, FORCE_QUOTE *)`))) chunks.push(chunk);
     return { chunks, error: null };
   } catch (error) {
     return { chunks, error };
@@ -57,7 +48,7 @@ describe('CopyOut', () => {
     expect(error).toMatchObject({ code: '22012' });
     expect(rows(chunks)).toBe(40);
     expect(text(chunks).split('\n')[39]).toBe('"40","-1"');
-    expect((await client.query('select 1 as one')).rows).toEqual([{ one: '1' }]);
+    expect((await client().query('select 1 as one')).rows).toEqual([{ one: '1' }]);
   });
 
   it('hands over a row longer than many socket reads whole', async () => {
@@ -69,10 +60,10 @@ describe('CopyOut', () => {
   });
 
   it('leaves the session usable for the next statement, in a transaction too', async () => {
-    await client.query('BEGIN READ ONLY');
+    await client().query('BEGIN READ ONLY');
     const { chunks } = await copy('select 1');
     expect(text(chunks)).toBe('"1"\n');
-    expect((await client.query('select 2 as two')).rows).toEqual([{ two: '2' }]);
-    await client.query('COMMIT');
+    expect((await client().query('select 2 as two')).rows).toEqual([{ two: '2' }]);
+    await client().query('COMMIT');
   });
 });

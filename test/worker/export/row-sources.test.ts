@@ -4,20 +4,11 @@
  * measures a result the same whichever source serves it, and DuckDB reads
  * NULL and the empty string apart on both.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientConfig } from '../../../src/worker/export/pg-connect.ts';
+import { describe, expect, it } from 'vitest';
 import { csvRecord, openCopySource, openCursorSource, type RowSource } from '../../../src/worker/export/row-sources.ts';
+import { testClient } from './test-client.ts';
 
-let client: pg.Client;
-
-beforeAll(async () => {
-  client = new pg.Client(clientConfig(process.env.TEST_DATABASE_URL!));
-  await client.connect();
-});
-afterAll(async () => {
-  await client?.end();
-});
+const client = testClient();
 
 async function bytesOf(source: RowSource): Promise<string> {
   const chunks: Uint8Array[] = [];
@@ -36,8 +27,8 @@ describe('row sources', () => {
     const pair = `select v, v || '' as w, n from unnest($1::text[]) with ordinality t(v, n) order by n`;
     for (const select of [single, pair]) {
       const literal = `ARRAY[${AWKWARD.map((v) => (v === null ? 'NULL' : `'${v.replaceAll("'", "''")}'`)).join(',')}]::text[]`;
-      const viaCopy = await bytesOf(openCopySource(client, select.replace('$1::text[]', literal), noCancel));
-      const viaCursor = await bytesOf(openCursorSource(client, select, [AWKWARD], noCancel));
+      const viaCopy = await bytesOf(openCopySource(client(), select.replace('$1::text[]', literal), noCancel));
+      const viaCursor = await bytesOf(openCursorSource(client(), select, [AWKWARD], noCancel));
       expect(viaCursor).toBe(viaCopy);
     }
   });
