@@ -12,7 +12,7 @@ import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
-import { silentCatalog, type SilentCatalog } from './helpers/silent-catalog.ts';
+import { silentCatalogPerTest } from './helpers/silent-catalog.ts';
 
 const spawned = vi.hoisted(() => ({ workers: [] as { exited: boolean }[] }));
 
@@ -74,16 +74,10 @@ describe('stop() of a server whose query workers never load', () => {
 });
 
 describe('stop() of a server whose shared catalog never answers', () => {
-  let dataDir: string | undefined;
-  let catalog: SilentCatalog | undefined;
-  afterEach(async () => {
-    await catalog?.close();
-    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
-  });
+  const setUp = silentCatalogPerTest('sluice-stop-');
 
   it('resolves without waiting for the catalog to open, and leaves no worker thread running', { timeout: 40_000 }, async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'sluice-stop-'));
-    catalog = await silentCatalog();
+    const { dataDir, catalog } = await setUp();
     const config = loadConfig({
       SLUICE_DATA_DIR: dataDir,
       PORT: '0',

@@ -3,7 +3,11 @@
  * word, as a hung proxy or a paused VM would: a catalog that neither opens
  * nor fails fast, so start-up waits on it for as long as it runs.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
 
 export interface SilentCatalog {
   url: string;
@@ -25,5 +29,20 @@ export async function silentCatalog(): Promise<SilentCatalog> {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
     },
+  };
+}
+
+/** A data directory and a silent catalog for each test of the file, both gone after it. */
+export function silentCatalogPerTest(prefix: string): () => Promise<{ dataDir: string; catalog: SilentCatalog }> {
+  let made: { dataDir: string; catalog: SilentCatalog } | undefined;
+  afterEach(async () => {
+    if (made === undefined) return;
+    await made.catalog.close();
+    rmSync(made.dataDir, { recursive: true, force: true });
+    made = undefined;
+  });
+  return async () => {
+    made = { dataDir: mkdtempSync(join(tmpdir(), prefix)), catalog: await silentCatalog() };
+    return made;
   };
 }

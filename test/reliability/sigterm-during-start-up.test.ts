@@ -5,25 +5,16 @@
  * of a failed start-up.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { silentCatalog, type SilentCatalog } from '../helpers/silent-catalog.ts';
+import { describe, expect, it } from 'vitest';
+import { silentCatalogPerTest } from '../helpers/silent-catalog.ts';
 
 const LISTENING = /Sluice listening on (\S+)/;
 
 describe('SIGTERM while start-up waits for the catalog', () => {
-  let dataDir: string | undefined;
-  let catalog: SilentCatalog | undefined;
-  afterEach(async () => {
-    await catalog?.close();
-    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
-  });
+  const setUp = silentCatalogPerTest('sluice-sigterm-');
 
   it('stops cleanly, says so, and does not report a failed start-up', { timeout: 60_000 }, async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'sluice-sigterm-'));
-    catalog = await silentCatalog();
+    const { dataDir, catalog } = await setUp();
     const env: NodeJS.ProcessEnv = { ...process.env, SLUICE_DATA_DIR: dataDir, PORT: '0', SLUICE_CATALOG_URL: catalog.url, SLUICE_QUERY_WORKERS: '1' };
     if (process.env.TEST_DATABASE_URL) env.DATABASE_URL = process.env.TEST_DATABASE_URL;
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
