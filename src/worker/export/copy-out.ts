@@ -2,9 +2,11 @@
  * Receives `COPY … TO STDOUT` on a node-postgres connection in whole socket
  * reads. It is a Submittable (node-postgres's public extension point, the
  * one pg-copy-streams uses): while the COPY runs it reads the connection's
- * socket itself, strips the CopyData framing, and hands the rows of each
- * read over as one buffer; at CopyDone or an ErrorResponse it gives the
- * socket, and the bytes from there on, back to node-postgres.
+ * socket itself (through its tap when it has one, read-tap.ts), strips the
+ * CopyData framing, and hands the rows of each read over as one buffer
+ * (the rows of several reads, when the consumer was busy); at CopyDone or
+ * an ErrorResponse it gives the socket, and the bytes from there on, back
+ * to node-postgres.
  *
  * Not pg-copy-streams: its copy-to (7.0.0) returns at an ErrorResponse
  * before pushing the CopyData it collected from the same read, and a
@@ -15,6 +17,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type pg from 'pg';
+import { readTapOf, type ReadTap } from './read-tap.ts';
 import type { SourceChunk } from './row-source.ts';
 
 const COPY_DATA = 0x64; // 'd'
@@ -22,6 +25,12 @@ const COPY_DONE = 0x63; // 'c'
 const ERROR_RESPONSE = 0x45; // 'E'
 /** Bytes held for a slow consumer before the socket is paused (and so, through TCP, the server). */
 const QUEUE_BYTES = 4 * 1024 * 1024;
+/**
+ * Reads are gathered into buffers of this size (a longer message gets one
+ * its size): about 120 reads share one allocation, and a message cut between
+ * two reads is whole once the second arrives, with no join.
+ */
+const SLAB_BYTES = 1024 * 1024;
 
 type DataListener = (chunk: Buffer) => void;
 
@@ -30,12 +39,20 @@ export class CopyOut implements pg.Submittable, AsyncIterable<SourceChunk> {
   #socket: Duplex | null = null;
   /** The COPY reads the socket (between submit and the hand-back). */
   #attached = false;
-  /** node-postgres's own reader of the socket, set aside while the COPY runs. */
+  /** Where the reads come from: the socket's tap, or its 'data' events with node-postgres's reader set aside. */
+  #tap: ReadTap | null = null;
   #driverListener: DataListener | null = null;
-  /** Reads holding the start of a message that has not fully arrived, and the bytes it needs to be whole. */
-  #partial: Buffer[] = [];
-  #partialBytes = 0;
-  #needed = 0;
+  /**
+   * Reads are appended at `#filled`; messages from `#scanned` on are not
+   * framed yet; rows framed so far were moved down to end at `#framed`, and
+   * those from `#handed` to there are not yet queued. Queued rows are never
+   * written over: a full slab is left to them and a new one begun.
+   */
+  #slab: Buffer = Buffer.allocUnsafe(0);
+  #filled = 0;
+  #scanned = 0;
+  #framed = 0;
+  #handed = 0;
   #queue: SourceChunk[] = [];
   #queued = 0;
   #ended = false;
@@ -49,36 +66,36 @@ export class CopyOut implements pg.Submittable, AsyncIterable<SourceChunk> {
 
   submit(connection: pg.Connection): void {
     const socket = connection.stream;
-    const listeners = socket.listeners('data') as DataListener[];
-    if (listeners.length !== 1) throw new Error(`expected one reader of the connection, found ${listeners.length}`);
     this.#socket = socket;
-    this.#driverListener = listeners[0]!;
-    socket.removeListener('data', this.#driverListener);
-    socket.on('data', this.#onData);
+    const tap = readTapOf(socket);
+    if (tap !== undefined) {
+      this.#tap = tap;
+      tap.take(this.#onRead);
+    } else {
+      const listeners = socket.listeners('data') as DataListener[];
+      if (listeners.length !== 1) throw new Error(`expected one reader of the connection, found ${listeners.length}`);
+      this.#driverListener = listeners[0]!;
+      socket.removeListener('data', this.#driverListener);
+      socket.on('data', this.#onRead);
+    }
     this.#attached = true;
     connection.query(this.#text);
   }
 
-  readonly #onData = (chunk: Buffer): void => {
-    let data = chunk;
-    if (this.#partial.length > 0) {
-      // A long row spans many reads: they are joined once, when the whole message is there.
-      this.#partial.push(chunk);
-      this.#partialBytes += chunk.length;
-      if (this.#partialBytes < this.#needed) return;
-      data = Buffer.concat(this.#partial, this.#partialBytes);
-      this.#partial = [];
-    }
-    // The rows are moved down over the framing, in place: the read is ours alone.
-    let used = 0;
+  readonly #onRead = (read: Uint8Array): void => {
+    this.#append(read);
+    // The rows are moved down over the framing, in place: the slab is ours alone.
+    const data = this.#slab;
+    const filled = this.#filled;
+    let used = this.#framed;
     let rows = 0;
     let longest = 0;
-    let at = 0;
-    while (at + 5 <= data.length) {
+    let at = this.#scanned;
+    while (at + 5 <= filled) {
       const code = data[at]!;
       const end = at + 1 + data.readUInt32BE(at + 1);
-      if (code === ERROR_RESPONSE) return this.#handBack(data, used, rows, longest, data.subarray(at));
-      if (end > data.length) break;
+      if (code === ERROR_RESPONSE) return this.#handBack(used, rows, longest, data.subarray(at, filled));
+      if (end > filled) break;
       if (code === COPY_DATA) {
         const length = end - at - 5;
         data.copyWithin(used, at + 5, end);
@@ -86,35 +103,63 @@ export class CopyOut implements pg.Submittable, AsyncIterable<SourceChunk> {
         rows++;
         if (length > longest) longest = length;
       } else if (code === COPY_DONE) {
-        return this.#handBack(data, used, rows, longest, data.subarray(end));
+        return this.#handBack(used, rows, longest, data.subarray(end, filled));
       }
       // CopyOutResponse, and what may come between messages (notices, parameter changes), carry no rows.
       at = end;
     }
-    if (at < data.length) {
-      const rest = data.subarray(at);
-      this.#partial = [rest];
-      this.#partialBytes = rest.length;
-      this.#needed = rest.length >= 5 ? 1 + rest.readUInt32BE(1) : 5;
-    }
-    this.#push(data, used, rows, longest);
+    this.#scanned = at;
+    this.#push(used, rows, longest);
   };
 
-  /** Queues the rows read so far, then returns the socket and the rest of the read to node-postgres. */
-  #handBack(out: Buffer, used: number, rows: number, longest: number, rest: Buffer): void {
-    this.#push(out, used, rows, longest);
-    const socket = this.#socket!;
-    this.#attached = false;
-    socket.removeListener('data', this.#onData);
-    socket.on('data', this.#driverListener!);
-    if (socket.isPaused()) socket.resume();
-    if (rest.length > 0) this.#driverListener!(rest);
+  /** Copies a read in after the bytes not yet framed, in a new slab when it does not fit. */
+  #append(read: Uint8Array): void {
+    if (this.#slab.length - this.#filled < read.length) {
+      const unframed = this.#filled - this.#scanned;
+      // A message longer than a slab gets a slab that holds it whole, so its reads are copied once each.
+      const message = unframed >= 5 ? 1 + this.#slab.readUInt32BE(this.#scanned + 1) : 0;
+      const next = Buffer.allocUnsafe(Math.max(SLAB_BYTES, unframed + read.length, message));
+      this.#slab.copy(next, 0, this.#scanned, this.#filled);
+      this.#slab = next;
+      this.#filled = unframed;
+      this.#scanned = 0;
+      this.#framed = 0;
+      this.#handed = 0;
+    }
+    this.#slab.set(read, this.#filled);
+    this.#filled += read.length;
   }
 
-  #push(out: Buffer, used: number, rows: number, longest: number): void {
+  /** Queues the rows framed so far, then returns the socket and `rest` (what follows the COPY) to node-postgres. */
+  #handBack(used: number, rows: number, longest: number, rest: Uint8Array): void {
+    this.#push(used, rows, longest);
+    const socket = this.#socket!;
+    this.#attached = false;
+    if (this.#tap !== null) {
+      this.#tap.release(rest);
+    } else {
+      socket.removeListener('data', this.#onRead);
+      socket.on('data', this.#driverListener!);
+      if (rest.length > 0) this.#driverListener!(Buffer.from(rest));
+    }
+    if (socket.isPaused()) socket.resume();
+  }
+
+  /** Queues the rows from `#handed` to `used`, joined to the last chunk queued when they follow it in the slab. */
+  #push(used: number, rows: number, longest: number): void {
+    this.#framed = used;
     if (rows === 0) return;
-    this.#queue.push({ bytes: out.subarray(0, used), rows, longestRow: longest });
-    this.#queued += used;
+    const start = this.#handed;
+    this.#handed = used;
+    this.#queued += used - start;
+    const last = this.#queue.at(-1);
+    if (last !== undefined && last.bytes.buffer === this.#slab.buffer && last.bytes.byteOffset + last.bytes.length === this.#slab.byteOffset + start) {
+      last.bytes = this.#slab.subarray(last.bytes.byteOffset - this.#slab.byteOffset, used);
+      last.rows! += rows;
+      last.longestRow = Math.max(last.longestRow, longest);
+    } else {
+      this.#queue.push({ bytes: this.#slab.subarray(start, used), rows, longestRow: longest });
+    }
     if (this.#queued >= QUEUE_BYTES) this.#socket?.pause();
     this.#notify();
   }

@@ -1,10 +1,13 @@
 /**
  * Opens the query worker's node-postgres session with a datasource. Exports
  * run on node-postgres because it lets a COPY be read as a byte stream in
- * whole socket reads (pg-copy-streams), not one message per row. Values are
- * never parsed here: every column reaches the export as PostgreSQL's text.
+ * whole socket reads (copy-out.ts), not one message per row, on a socket
+ * whose reads a COPY can take without an allocation each (read-tap.ts).
+ * Values are never parsed here: every column reaches the export as
+ * PostgreSQL's text.
  */
 import pg from 'pg';
+import { connectionSocket } from './read-tap.ts';
 
 /** Connection parameters node-postgres understands in a URL; anything else is a setting of the session. */
 const PG_PARAMS = new Set([
@@ -38,6 +41,7 @@ export function clientConfig(url: string): pg.ClientConfig {
     application_name: 'sluice',
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     types: AS_TEXT,
+    ...(connectionSocket ? { stream: connectionSocket } : {}),
     ...(options.length > 0 ? { options: options.join(' ') } : {}),
   };
 }

@@ -3,13 +3,18 @@
  * the socket splits the messages (inside a header, inside a row, inside a
  * row longer than several reads), the rows come out whole, in order,
  * counted, with their longest, and what follows CopyDone or an
- * ErrorResponse goes back to the driver's own reader untouched. The real
- * server's splits are covered in copy-out.test.ts; these are every split.
+ * ErrorResponse goes back to the driver's own reader untouched. Each case
+ * runs twice: reads arriving as 'data' events, and reads delivered through
+ * a socket's tap in one buffer that is overwritten after every read (as
+ * Node's `onread` does), so nothing may be kept from it. The real server's
+ * splits are covered in copy-out.test.ts; these are every split.
  */
 import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { CopyOut } from '../../../src/worker/export/copy-out.ts';
+import { tapSocket } from '../../../src/worker/export/read-tap.ts';
 import type { SourceChunk } from '../../../src/worker/export/row-source.ts';
 
 function message(code: string, body: Buffer): Buffer {
@@ -40,22 +45,41 @@ const AFTER_DONE = Buffer.concat([message('C', Buffer.from('COPY 6\0')), message
 const DONE = Buffer.concat([message('c', Buffer.alloc(0)), AFTER_DONE]);
 const ERROR = Buffer.concat([message('E', Buffer.from('SERROR\0C57014\0\0')), message('Z', Buffer.from('I'))]);
 
+type Path = 'data events' | 'tap';
+const PATHS: Path[] = ['data events', 'tap'];
+
 /** Feeds `wire` to a CopyOut in the given pieces; returns its chunks and what reached the driver's reader. */
-async function feed(wire: Buffer, cuts: number[]): Promise<{ chunks: SourceChunk[]; driver: Buffer }> {
+async function feed(wire: Buffer, cuts: number[], path: Path): Promise<{ chunks: SourceChunk[]; driver: Buffer }> {
   const socket = new FakeSocket();
   const toDriver: Buffer[] = [];
   socket.on('data', (b: Buffer) => toDriver.push(Buffer.from(b)));
+  const tap = path === 'tap' ? tapSocket(socket as unknown as Duplex) : null;
+  const readBuffer = Buffer.alloc(wire.length);
   const copy = new CopyOut('COPY (select 1) TO STDOUT (FORMAT csv)');
   copy.submit({ stream: socket, query: () => undefined } as unknown as pg.Connection);
+  const chunks: SourceChunk[] = [];
+  // Consumed as they come, as the export does; a copy of each, since the test keeps them all.
+  const consumed = (async () => {
+    for await (const chunk of copy) chunks.push({ ...chunk, bytes: Buffer.from(chunk.bytes) });
+  })();
   let from = 0;
-  // Each read is a buffer of its own, as the socket gives them.
   for (const to of [...cuts, wire.length]) {
-    if (to > from) socket.emit('data', Buffer.from(wire.subarray(from, to)));
+    if (to > from) {
+      if (tap === null) {
+        // Each read is a buffer of its own, as the socket gives them.
+        socket.emit('data', Buffer.from(wire.subarray(from, to)));
+      } else {
+        const read = readBuffer.subarray(0, to - from);
+        wire.copy(read, 0, from, to);
+        tap.deliver(read);
+        read.fill(0x7e);
+      }
+    }
     from = to;
+    await Promise.resolve();
   }
   copy.handleReadyForQuery();
-  const chunks: SourceChunk[] = [];
-  for await (const chunk of copy) chunks.push({ ...chunk, bytes: Buffer.from(chunk.bytes) });
+  await consumed;
   return { chunks, driver: Buffer.concat(toDriver) };
 }
 
@@ -70,22 +94,55 @@ function check(result: { chunks: SourceChunk[]; driver: Buffer }, after: Buffer)
   expect(result.driver.equals(after)).toBe(true);
 }
 
-describe('CopyOut framing', () => {
+describe.each(PATHS)('CopyOut framing, reads as %s', (path) => {
   it('cut once at every byte, the rows and the hand-back come out the same', async () => {
     const wire = Buffer.concat([START, DATA, DONE]);
-    for (let cut = 1; cut < wire.length; cut++) check(await feed(wire, [cut]), AFTER_DONE);
+    for (let cut = 1; cut < wire.length; cut++) check(await feed(wire, [cut], path), AFTER_DONE);
   });
 
   it('cut into reads of every size from 1 to 120 bytes', async () => {
     const wire = Buffer.concat([START, DATA, DONE]);
-    for (let size = 1; size <= 120; size++) {
-      const cuts = Array.from({ length: Math.ceil(wire.length / size) }, (_, i) => (i + 1) * size).filter((c) => c < wire.length);
-      check(await feed(wire, cuts), AFTER_DONE);
-    }
+    for (let size = 1; size <= 120; size++) check(await feed(wire, cutsOf(wire, size), path), AFTER_DONE);
   });
 
   it('ends at an ErrorResponse with every row before it, wherever the error is cut', async () => {
     const wire = Buffer.concat([START, DATA, ERROR]);
-    for (let cut = START.length + DATA.length - 20; cut < wire.length; cut++) check(await feed(wire, [cut]), ERROR);
+    for (let cut = START.length + DATA.length - 20; cut < wire.length; cut++) check(await feed(wire, [cut], path), ERROR);
+  });
+
+  it('keeps rows whole across its 1 MiB buffers, and a row longer than one of them', async () => {
+    const many = Array.from({ length: 40_000 }, (_, i) => `${i},${'m'.repeat(i % 97)}\n`);
+    const long = `0,${'L'.repeat(2_600_000)}\n`;
+    const rows = [...many.slice(0, 20_000), long, ...many.slice(20_000)];
+    const wire = Buffer.concat([START, ...rows.map((r) => message('d', Buffer.from(r))), DONE]);
+    for (const size of [8_192, 65_536 + 3, 262_144]) {
+      const { chunks, driver } = await feed(wire, cutsOf(wire, size), path);
+      expect(Buffer.concat(chunks.map((c) => c.bytes)).toString()).toBe(rows.join(''));
+      expect(chunks.reduce((n, c) => n + c.rows!, 0)).toBe(rows.length);
+      expect(Math.max(...chunks.map((c) => c.longestRow))).toBe(long.length);
+      expect(driver.equals(AFTER_DONE)).toBe(true);
+    }
   });
 });
+
+describe('CopyOut with a busy consumer', () => {
+  it('hands over the rows of reads that arrived meanwhile as one chunk', async () => {
+    const socket = new FakeSocket();
+    socket.on('data', () => undefined);
+    const copy = new CopyOut('COPY (select 1) TO STDOUT (FORMAT csv)');
+    copy.submit({ stream: socket, query: () => undefined } as unknown as pg.Connection);
+    const wire = Buffer.concat([START, DATA, DONE]);
+    // Every read arrives before the consumer asks for any.
+    for (let at = 0; at < wire.length; at += 10) socket.emit('data', Buffer.from(wire.subarray(at, at + 10)));
+    copy.handleReadyForQuery();
+    const chunks: SourceChunk[] = [];
+    for await (const chunk of copy) chunks.push(chunk);
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]).toMatchObject({ rows: ROWS.length, longestRow: Math.max(...ROWS.map((r) => r.length)) });
+    expect(Buffer.from(chunks[0]!.bytes).toString()).toBe(ROWS.join(''));
+  });
+});
+
+function cutsOf(wire: Buffer, size: number): number[] {
+  return Array.from({ length: Math.ceil(wire.length / size) }, (_, i) => (i + 1) * size).filter((c) => c < wire.length);
+}
