@@ -77,10 +77,10 @@ export function tappedSocket(): net.Socket {
 }
 
 /**
- * Node only: Bun and Deno accept `onread` but their sockets are not known
- * to honour it, and a socket that silently dropped reads would hang every
- * export; there node-postgres opens its own socket and a COPY reads its
- * 'data' events.
+ * Node only: Bun's and Deno's sockets are not known to honour `onread`,
+ * and a socket that silently dropped reads would hang every export; there
+ * node-postgres opens its own socket and a COPY reads its 'data' events
+ * (the runtime smoke tests export on both).
  */
 const socketsCanTap = !('Bun' in globalThis) && !('Deno' in globalThis);
 
