@@ -12,5 +12,9 @@ export default defineConfig({
     maxWorkers: process.env.TEST_DATABASE_URL ? 2 : 1,
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    // expect.poll waits on a server round trip (a browser test's table after a click): on a
+    // loaded 2-core machine one can take over the default 1 s. 30 s is what Playwright's own
+    // waits allow in the same tests; a poll that will never succeed still fails, only later.
+    expect: { poll: { timeout: 30_000 } },
   },
 });

@@ -148,6 +148,8 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
       await page.getByRole('button', { name: 'id', exact: true }).click();
       await expect.poll(() => page.locator('th[aria-sort="ascending"]').count()).toBe(1);
       await page.getByRole('button', { name: 'id', exact: true }).click();
+      // The header says so at once; the rows follow when the read answers.
+      await expect.poll(() => page.locator('th[aria-sort="descending"]').count()).toBe(1);
       await expect.poll(async () => (await cells(watched))[0]?.[0]).toBe('260');
       rows = await cells(watched);
       expect(rows.every((r) => r[4] === 'returned')).toBe(true);
