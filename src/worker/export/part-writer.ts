@@ -6,11 +6,10 @@
  * `maxPendingConversions` parts wait for DuckDB at once: past that, writing
  * waits, which slows the database stream instead of filling the disk.
  */
-import { closeSync, openSync, rmSync, statSync, writevSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { closeSync, openSync, rmSync, writevSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { digestFile } from '../../artifacts/bytes/content-check.ts';
 import type { ParquetPart } from '../../artifacts/types.ts';
 import type { PlannedColumn } from '../../columns/column-plan.ts';
 import { BC_MARK, csvToParquetSql, type PartShape } from './duckdb-csv.ts';
@@ -175,8 +174,8 @@ export class PartWriter {
     await this.#duck.run(csvToParquetSql(csvFile, parquetFile, this.#columns, shape));
     rmSync(csvFile, { force: true });
     // Hashed here, while the next part is still streaming, so commit never rereads the bytes.
-    const sha256 = await hashFile(parquetFile);
-    return { name: basename(parquetFile), rows, bytes: statSync(parquetFile).size, sha256 };
+    const { sha256, bytes } = await digestFile(parquetFile);
+    return { name: basename(parquetFile), rows, bytes, sha256 };
   }
 }
 
@@ -195,8 +194,3 @@ function writeAll(fd: number, chunks: Uint8Array[], total: number): void {
   }
 }
 
-async function hashFile(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
