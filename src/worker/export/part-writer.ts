@@ -6,7 +6,7 @@
  * `maxPendingConversions` parts wait for DuckDB at once: past that, writing
  * waits, which slows the database stream instead of filling the disk.
  */
-import { closeSync, openSync, rmSync, writevSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { digestFile } from '../../artifacts/bytes/content-check.ts';
@@ -16,6 +16,8 @@ import { BC_MARK, csvToParquetSql, type PartShape } from './duckdb-csv.ts';
 
 /** About 30 socket reads of a COPY: one write system call instead of thirty, and little held in memory. */
 const WRITE_BATCH_BYTES = 256 * 1024;
+/** The length of BC_MARK less one: the most of it that can end one write and the rest begin the next. */
+const SEAM_BYTES = BC_MARK.length - 1;
 
 export class PartWriter {
   readonly #dir: string;
@@ -31,11 +33,15 @@ export class PartWriter {
   #shape: PartShape = { longestRow: 0, mayHoldBc: false };
   /** Only results with date or timestamp columns look for BC values. */
   readonly #datesPresent: boolean;
-  /** The last bytes written, so a BC mark split between two writes is still seen. */
+  /** A copy of the last bytes written, so a BC mark split between two writes is still seen. */
   #tail: Uint8Array = new Uint8Array(0);
-  /** Written but not yet handed to the file: many socket reads go down in one system call. */
-  #unwritten: Uint8Array[] = [];
-  #unwrittenBytes = 0;
+  /**
+   * Written but not yet handed to the file: many socket reads go down in one
+   * system call. Copied here, not kept: a source's chunk is its own again
+   * once the next is asked for (row-source.ts).
+   */
+  readonly #batch = Buffer.allocUnsafe(WRITE_BATCH_BYTES);
+  #batched = 0;
   #pending: Promise<ParquetPart>[] = [];
   /** One DuckDB connection runs one statement at a time, so conversions queue behind each other. */
   #lastConversion: Promise<unknown> = Promise.resolve();
@@ -67,28 +73,38 @@ export class PartWriter {
   /** Appends whole records (or the start of one), none longer than `longestRow` bytes, to the current part. */
   write(bytes: Uint8Array, records: number, longestRow: number): void {
     if (this.#fd === null) this.#open();
-    if (bytes.length > 0) {
-      // Kept as it is, not copied: a source hands over each chunk once and never touches it again.
-      this.#unwritten.push(bytes);
-      this.#unwrittenBytes += bytes.length;
-      if (this.#unwrittenBytes >= WRITE_BATCH_BYTES) this.#flush();
+    if (this.#datesPresent && !this.#shape.mayHoldBc && bytes.length > 0) {
+      // About 10 GB/s: a 5M-row export spends well under 0.1 s here.
+      const seam = Buffer.concat([this.#tail, bytes.subarray(0, SEAM_BYTES)]);
+      this.#shape.mayHoldBc = seam.includes(BC_MARK) || Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).includes(BC_MARK);
+      this.#tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - SEAM_BYTES)));
     }
+    this.#append(bytes);
     this.#partBytes += bytes.length;
     this.#partRows += records;
     if (longestRow > this.#shape.longestRow) this.#shape.longestRow = longestRow;
-    if (this.#datesPresent && !this.#shape.mayHoldBc && bytes.length > 0) {
-      // About 10 GB/s: a 5M-row export spends well under 0.1 s here.
-      const seam = Buffer.concat([this.#tail, bytes.subarray(0, BC_MARK.length - 1)]);
-      this.#shape.mayHoldBc = seam.includes(BC_MARK) || Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).includes(BC_MARK);
-      this.#tail = bytes.slice(Math.max(0, bytes.length - (BC_MARK.length - 1)));
+  }
+
+  /** Batches `bytes` for the file; a chunk of a batch's size or more, with nothing batched before it, goes down as it is. */
+  #append(bytes: Uint8Array): void {
+    let from = 0;
+    while (from < bytes.length) {
+      if (this.#batched === 0 && bytes.length - from >= WRITE_BATCH_BYTES) {
+        writeAll(this.#fd!, bytes.subarray(from));
+        return;
+      }
+      const taken = Math.min(bytes.length - from, WRITE_BATCH_BYTES - this.#batched);
+      this.#batch.set(bytes.subarray(from, from + taken), this.#batched);
+      this.#batched += taken;
+      from += taken;
+      if (this.#batched === WRITE_BATCH_BYTES) this.#flush();
     }
   }
 
   #flush(): void {
-    if (this.#unwrittenBytes === 0) return;
-    writeAll(this.#fd!, this.#unwritten, this.#unwrittenBytes);
-    this.#unwritten = [];
-    this.#unwrittenBytes = 0;
+    if (this.#batched === 0) return;
+    writeAll(this.#fd!, this.#batch.subarray(0, this.#batched));
+    this.#batched = 0;
   }
 
   /** Ends the current part (it must end on a record boundary) and starts converting it. */
@@ -140,8 +156,7 @@ export class PartWriter {
 
   /** Stops writing and waits for conversions in flight, so the caller can remove the directory. */
   async abandon(): Promise<void> {
-    this.#unwritten = [];
-    this.#unwrittenBytes = 0;
+    this.#batched = 0;
     if (this.#fd !== null) {
       closeSync(this.#fd);
       this.#fd = null;
@@ -180,17 +195,10 @@ export class PartWriter {
 }
 
 /**
- * Writes the chunks in order with as few system calls as they allow. A
- * regular file takes all of a writev unless the disk fills (the next call
- * then fails with ENOSPC); what a short write left is written again.
+ * Writes all of `bytes`. A regular file takes a whole write unless the disk
+ * fills (the next call then fails with ENOSPC); what a short write left is
+ * written again.
  */
-function writeAll(fd: number, chunks: Uint8Array[], total: number): void {
-  let done = writevSync(fd, chunks);
-  if (done === total) return;
-  let rest = Buffer.concat(chunks, total).subarray(done);
-  while (rest.length > 0) {
-    done = writevSync(fd, [rest]);
-    rest = rest.subarray(done);
-  }
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let from = 0; from < bytes.length; ) from += writeSync(fd, bytes, from, bytes.length - from);
 }
-

@@ -88,8 +88,9 @@ export async function streamToParts(
     const scan = whole
       ? { records: known, lastEnd: chunk.length, stoppedAt: chunk.length, longest: longestRow }
       : scanner.scan(chunk, 0, rowLimit - rows);
+    // The carry is a copy: the chunk is the source's again once the next one is asked for.
     if (scan.records === 0) {
-      carry = carry.length === 0 ? chunk.slice() : Buffer.concat([carry, chunk]);
+      carry = carry.length === 0 ? Buffer.from(chunk) : Buffer.concat([carry, chunk]);
       return;
     }
     let end = scan.lastEnd;
@@ -101,7 +102,7 @@ export async function streamToParts(
     if (records > 0) {
       // The longest record seen (its start in the carry counted) bounds the records kept, a subset.
       await write(carry, chunk.subarray(0, end), records, Math.max(scan.longest, known === null ? 0 : longestRow));
-      carry = chunk.slice(end);
+      carry = Buffer.from(chunk.subarray(end));
     }
     hooks.onProgress(rows, bytes);
     if (cappedBy !== null) return endStream(true);

@@ -48,8 +48,19 @@ const ERROR = Buffer.concat([message('E', Buffer.from('SERROR\0C57014\0\0')), me
 type Path = 'data events' | 'tap';
 const PATHS: Path[] = ['data events', 'tap'];
 
-/** Feeds `wire` to a CopyOut in the given pieces; returns its chunks and what reached the driver's reader. */
-async function feed(wire: Buffer, cuts: number[], path: Path): Promise<{ chunks: SourceChunk[]; driver: Buffer }> {
+interface Fed {
+  chunks: SourceChunk[];
+  driver: Buffer;
+  /** How many distinct buffers the chunks were lent in. */
+  buffers: number;
+}
+
+/**
+ * Feeds `wire` to a CopyOut in the given pieces; returns its chunks and what
+ * reached the driver's reader. A `slow` consumer lets a turn of the event
+ * loop pass after every third chunk, so reads queue up behind it.
+ */
+async function feed(wire: Buffer, cuts: number[], path: Path, slow = false): Promise<Fed> {
   const socket = new FakeSocket();
   const toDriver: Buffer[] = [];
   socket.on('data', (b: Buffer) => toDriver.push(Buffer.from(b)));
@@ -58,9 +69,14 @@ async function feed(wire: Buffer, cuts: number[], path: Path): Promise<{ chunks:
   const copy = new CopyOut('COPY (select 1) TO STDOUT (FORMAT csv)');
   copy.submit({ stream: socket, query: () => undefined } as unknown as pg.Connection);
   const chunks: SourceChunk[] = [];
-  // Consumed as they come, as the export does; a copy of each, since the test keeps them all.
+  const buffers = new Set<ArrayBufferLike>();
+  // Consumed as they come, as the export does; a copy of each, since a chunk is only lent until the next.
   const consumed = (async () => {
-    for await (const chunk of copy) chunks.push({ ...chunk, bytes: Buffer.from(chunk.bytes) });
+    for await (const chunk of copy) {
+      buffers.add(chunk.bytes.buffer);
+      chunks.push({ ...chunk, bytes: Buffer.from(chunk.bytes) });
+      if (slow && chunks.length % 3 === 0) await new Promise(setImmediate);
+    }
   })();
   let from = 0;
   for (const to of [...cuts, wire.length]) {
@@ -80,10 +96,10 @@ async function feed(wire: Buffer, cuts: number[], path: Path): Promise<{ chunks:
   }
   copy.handleReadyForQuery();
   await consumed;
-  return { chunks, driver: Buffer.concat(toDriver) };
+  return { chunks, driver: Buffer.concat(toDriver), buffers: buffers.size };
 }
 
-function check(result: { chunks: SourceChunk[]; driver: Buffer }, after: Buffer): void {
+function check(result: Fed, after: Buffer): void {
   expect(Buffer.concat(result.chunks.map((c) => c.bytes)).toString()).toBe(ROWS.join(''));
   expect(result.chunks.reduce((n, c) => n + c.rows!, 0)).toBe(ROWS.length);
   for (const chunk of result.chunks) {
@@ -122,6 +138,27 @@ describe.each(PATHS)('CopyOut framing, reads as %s', (path) => {
       expect(Math.max(...chunks.map((c) => c.longestRow))).toBe(long.length);
       expect(driver.equals(AFTER_DONE)).toBe(true);
     }
+  });
+});
+
+describe.each(PATHS)('CopyOut reusing its 1 MiB buffers, reads as %s', (path) => {
+  const rows = Array.from({ length: 150_000 }, (_, i) => `${i},${'r'.repeat(i % 89)}\n`);
+  const wire = Buffer.concat([START, ...rows.map((r) => message('d', Buffer.from(r))), DONE]);
+  const expected = Buffer.from(rows.join(''));
+
+  it('lends each chunk until the next is asked for, then writes over it: 8 MB pass through a few buffers', async () => {
+    expect(wire.length).toBeGreaterThan(8 * 1024 * 1024);
+    const fed = await feed(wire, cutsOf(wire, 65_536), path);
+    // Compared as bytes: a diff of two 8 MB strings takes minutes to print.
+    expect(Buffer.concat(fed.chunks.map((c) => c.bytes)).equals(expected), 'the rows, byte for byte').toBe(true);
+    expect(fed.buffers).toBeLessThanOrEqual(3);
+  });
+
+  it('never writes over rows still queued behind a slow consumer', async () => {
+    const fed = await feed(wire, cutsOf(wire, 65_536), path, true);
+    // Compared as bytes: a diff of two 8 MB strings takes minutes to print.
+    expect(Buffer.concat(fed.chunks.map((c) => c.bytes)).equals(expected), 'the rows, byte for byte').toBe(true);
+    expect(fed.chunks.reduce((n, c) => n + c.rows!, 0)).toBe(rows.length);
   });
 });
 

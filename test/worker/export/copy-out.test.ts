@@ -16,7 +16,8 @@ const client = testClient();
 async function copy(select: string): Promise<{ chunks: SourceChunk[]; error: unknown }> {
   const chunks: SourceChunk[] = [];
   try {
-    for await (const chunk of client().query(new CopyOut(`COPY (${select}) TO STDOUT (FORMAT csv, FORCE_QUOTE *)`))) chunks.push(chunk);
+    // A copy of each: a chunk is only lent until the next is asked for.
+    for await (const chunk of client().query(new CopyOut(`COPY (${select}) TO STDOUT (FORMAT csv, FORCE_QUOTE *)`))) chunks.push({ ...chunk, bytes: Buffer.from(chunk.bytes) });
     return { chunks, error: null };
   } catch (error) {
     return { chunks, error };

@@ -65,6 +65,8 @@ interface FakeSource extends RowSource {
 /**
  * Yields `csv` cut at `cuts`; `counted` says the chunks hold whole records and
  * how many (as the COPY source does); after cancel() the next chunk is an error.
+ * A chunk's bytes are written over as soon as the next is asked for, as the
+ * COPY source reuses its buffers: the export must have copied what it keeps.
  */
 function source(csv: Buffer, cuts: number[], counted = false, onChunk: (index: number) => void = () => undefined): FakeSource {
   const bounds = [0, ...cuts.filter((c) => c > 0 && c < csv.length), csv.length];
@@ -79,7 +81,9 @@ function source(csv: Buffer, cuts: number[], counted = false, onChunk: (index: n
         if (fake.cancelled) throw new Error('canceling statement due to user request');
         const bytes = csv.subarray(bounds[i]!, bounds[i + 1]!);
         const rows = counted ? new CsvRecordScanner().scan(bytes).records : null;
-        yield { bytes: Uint8Array.from(bytes), rows, longestRow: csv.length };
+        const lent = Uint8Array.from(bytes);
+        yield { bytes: lent, rows, longestRow: csv.length };
+        lent.fill(0x7e);
       }
     },
   };
