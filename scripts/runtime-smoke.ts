@@ -1,6 +1,7 @@
 /**
  * Starts Sluice with a documented command and checks it over HTTP: health, a
- * query that makes an artifact, a page read that follows its cursor once, a
+ * query that makes an artifact (checked row by row through an aggregate), a
+ * page read that follows its cursor once, a
  * cancel of a running statement (seen to stop on the database itself), and
  * a clean exit on SIGTERM. Each command runs its runtime for real:
  *   node         `npm start`            Node on the build in dist/
@@ -114,23 +115,29 @@ export async function smoke(target: string): Promise<string[]> {
       return { status: r.status, body: (await r.json()) as any };
     };
 
+    // About 6 MB of CSV: the export's receive buffers (1 MiB, reused) turn over several times on each runtime.
     const query = await api('/api/queries', {
-      sql: "select g::int8 as id, g % 7 as k, timestamptz '2026-01-31 10:00:00+00' + g * interval '1 second' as t from generate_series(1, 5000) g",
+      sql: "select g::int8 as id, g % 7 as k, timestamptz '2026-01-31 10:00:00+00' + g * interval '1 second' as t, repeat(chr(97 + g % 26), g % 61) as s from generate_series(1, 100000) g",
       previewRows: 5,
     });
-    check(query.status === 200 && query.body.data?.artifact?.decision === 'CREATED' && query.body.data.completeness.totalRows === 5000, 'query with an artifact', query.body);
+    check(query.status === 200 && query.body.data?.artifact?.decision === 'CREATED' && query.body.data.completeness.totalRows === 100000, 'query with an artifact', query.body);
+    // Every row exactly as the database made it: sums over all of them, from the stored Parquet.
+    const totals = await api(`/api/artifacts/${query.body.data.artifact.id}/aggregate`, {
+      metrics: [{ fn: 'count' }, { fn: 'sum', column: 'id' }, { fn: 'sum', column: 'k' }, { fn: 'count_distinct', column: 's' }, { fn: 'max', column: 't' }],
+    });
+    check(totals.status === 200 && JSON.stringify(totals.body.data?.rows) === JSON.stringify([['100000', '5000050000', '300000', '1561', '2026-02-01T13:46:40.000000Z']]), 'every row stored exactly', totals.body);
 
     const read = { limit: 3, sort: [{ column: 'id', direction: 'desc' }] };
     const path = `/api/artifacts/${query.body.data.artifact.id}/read`;
     const page = await api(path, read);
     const rows = page.body.data?.rows as unknown[][] | undefined;
     check(
-      page.status === 200 && rows?.map((row) => row[0]).join() === '5000,4999,4998' && rows[0]?.[2] === '2026-01-31T11:23:20.000000Z' && typeof page.body.data.nextCursor === 'string',
+      page.status === 200 && rows?.map((row) => row[0]).join() === '100000,99999,99998' && rows[0]?.[2] === '2026-02-01T13:46:40.000000Z' && typeof page.body.data.nextCursor === 'string',
       'page read',
       page.body,
     );
     const next = await api(path, { ...read, cursor: page.body.data.nextCursor });
-    check(next.status === 200 && (next.body.data?.rows as unknown[][] | undefined)?.map((row) => row[0]).join() === '4997,4996,4995', 'next page by the cursor', next.body);
+    check(next.status === 200 && (next.body.data?.rows as unknown[][] | undefined)?.map((row) => row[0]).join() === '99997,99996,99995', 'next page by the cursor', next.body);
 
     // The marker is a parameter of the look-up, so the look-up never finds itself.
     const mark = (marker = `smoke_${randomBytes(6).toString('hex')}`);

@@ -21,6 +21,7 @@ describe.skipIf(EMBEDDED).each(['node', 'bun', 'deno', 'bun-sources'])(title, (t
       'console asset /console/assets/console.css',
       'console asset /console/assets/console.js',
       'query with an artifact',
+      'every row stored exactly',
       'page read',
       'next page by the cursor',
       'slow query answered 202',
