@@ -4,9 +4,9 @@
  * one pg-copy-streams uses): while the COPY runs it reads the connection's
  * socket itself (through its tap when it has one, read-tap.ts), strips the
  * CopyData framing, and hands the rows of each read over as one buffer
- * (the rows of several reads, when the consumer was busy); at CopyDone or
- * an ErrorResponse it gives the socket, and the bytes from there on, back
- * to node-postgres.
+ * (the rows of several reads, when the consumer was busy), lent until the
+ * consumer asks for the next; at CopyDone or an ErrorResponse it gives the
+ * socket, and the bytes from there on, back to node-postgres.
  *
  * Not pg-copy-streams: its copy-to (7.0.0) returns at an ErrorResponse
  * before pushing the CopyData it collected from the same read, and a
@@ -52,8 +52,9 @@ export class CopyOut implements pg.Submittable, AsyncIterable<SourceChunk> {
   /**
    * Reads are appended at `#filled`; messages from `#scanned` on are not
    * framed yet; rows framed so far were moved down to end at `#framed`, and
-   * those from `#handed` to there are not yet queued. Queued rows are never
-   * written over: a full slab is left to them and a new one begun.
+   * those from `#handed` to there are not yet queued. Rows queued or lent
+   * are never written over: a full slab is left to them and another begun,
+   * and a slab is reused only once no chunk points into it.
    */
   #slab: Buffer = Buffer.allocUnsafe(0);
   /** Whole slabs no chunk points into, for the next slab. */
