@@ -33,8 +33,8 @@ const QUEUE_BYTES = 4 * 1024 * 1024;
 const SLAB_BYTES = 1024 * 1024;
 /**
  * Slabs kept for reuse once no chunk points into them. A new 1 MiB buffer
- * per MiB received made the collector run a full mark-compact every few
- * MiB (39 in a 5M-row export, against 5 with reuse); the queue's bound
+ * per MiB received made the collector run a full mark-compact about every
+ * 12 MB (39 in a 5M-row export, against 1 with reuse); the queue's bound
  * keeps about five slabs in use, so more than this are never spare.
  */
 const SPARE_SLABS = 8;
