@@ -23,7 +23,7 @@ import { registerSessionRoutes } from './routes/sessions/handlers.ts';
 import { registerAiRoutes } from './routes/ai/handlers.ts';
 import type { Llm } from './ai/llm.ts';
 import { registerSemanticRoutes } from './routes/semantic/handlers.ts';
-import { registerMcp } from './routes/mcp.ts';
+import { registerMcp } from './mcp/mcp-route.ts';
 import type { SemanticService } from './semantic/semantic-service.ts';
 import type { VisualizationStore } from './semantic/visualization-store.ts';
 import { errorBody } from './routes/common/envelope.ts';

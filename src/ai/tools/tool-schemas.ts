@@ -6,12 +6,10 @@
  * what tools alone have is written here.
  */
 import { z } from 'zod';
-import { Column, Completeness } from '../../routes/common/schemas.ts';
-import { FilterSchema, SortSchema } from '../../routes/artifacts/schemas.ts';
-import { ArtifactDecision } from '../../routes/queries/schemas.ts';
-import { AggregateMetric } from '../../routes/artifacts/aggregate-download.ts';
-import { TableDetail, TableSummary } from '../../routes/datasources/routes.ts';
-import { Chart, ResultField } from '../../routes/semantic/routes.ts';
+import { ArtifactDecision, Column, Completeness } from '../../contract/results.ts';
+import { AggregateMetric, FilterSchema, SortSchema } from '../../contract/reads.ts';
+import { TableDetail, TableSummary } from '../../contract/tables.ts';
+import { Chart, ResultField } from '../../contract/charts.ts';
 import { FILTER_OPS } from '../../vocabulary.ts';
 
 export { AggregateMetric, ArtifactDecision, Chart, Column, Completeness, ResultField, TableDetail, TableSummary };

@@ -1,6 +1,6 @@
 /** Request and response schemas of /api/ai: the documented AI Chat / AI Agent bodies (not enveloped). */
 import { z } from '@hono/zod-openapi';
-import { SessionId } from '../common/schemas.ts';
+import { SessionId } from '../../contract/results.ts';
 import { AGENT_STOPS, CHAT_ROLES, SQL_BLOCK_KINDS, TRANSCRIPT_STEP_KINDS } from '../../vocabulary.ts';
 
 export const ChatRequest = z

@@ -5,21 +5,13 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { requireRole, type AppEnv } from '../../auth/middleware.ts';
 import type { ArtifactStore } from '../../artifacts/types.ts';
-import { AGGREGATE_FNS, DOWNLOAD_FORMATS } from '../../vocabulary.ts';
+import { DOWNLOAD_FORMATS } from '../../vocabulary.ts';
+import { AggregateMetric, FilterSchema, SortSchema } from '../../contract/reads.ts';
+import { Column } from '../../contract/results.ts';
 import { envelope, errorResponses, ok } from '../common/envelope.ts';
 import { ARTIFACT_BYTES_FAILURES, STORAGE_FULL } from '../common/failures.ts';
-import { Column, IdParam } from '../common/schemas.ts';
+import { IdParam } from '../common/schemas.ts';
 import { tagged } from '../common/tags.ts';
-import { FilterSchema, SortSchema } from './schemas.ts';
-
-/** One aggregate over a stored result. */
-export const AggregateMetric = z
-  .strictObject({
-    fn: z.enum(AGGREGATE_FNS),
-    column: z.string().max(1000).optional().openapi({ description: 'Required for all but count.' }),
-    as: z.string().min(1).max(128).optional(),
-  })
-  .openapi('AggregateMetric');
 
 const AggregateRequest = z
   .object({

@@ -1,8 +1,9 @@
 /** Request and response schemas of /api/artifacts. */
 import { z } from '@hono/zod-openapi';
-import { ARTIFACT_STATES, CAPS, COVERAGES, DOWNLOAD_FORMATS, FILTER_OPS, SORT_DIRECTIONS } from '../../vocabulary.ts';
+import { ARTIFACT_STATES, CAPS, COVERAGES, DOWNLOAD_FORMATS, FILTER_OPS } from '../../vocabulary.ts';
+import { FilterSchema, SortSchema } from '../../contract/reads.ts';
+import { Column, SessionId } from '../../contract/results.ts';
 import { envelope } from '../common/envelope.ts';
-import { Column, SessionId } from '../common/schemas.ts';
 
 export const Capabilities = z
   .object({
@@ -31,20 +32,6 @@ export const Artifact = z
     capabilities: Capabilities,
   })
   .openapi('Artifact');
-
-export const FilterSchema = z
-  .object({
-    column: z.string().min(1).max(1000),
-    op: z.string().min(1).max(32).openapi({ description: `One of ${FILTER_OPS.join(', ')}; others answer UNSUPPORTED_CAPABILITY.` }),
-    value: z.unknown().optional(),
-  })
-  .strict()
-  .openapi('Filter');
-
-export const SortSchema = z
-  .object({ column: z.string().min(1).max(1000), direction: z.enum(SORT_DIRECTIONS).default('asc') })
-  .strict()
-  .openapi('SortKey');
 
 export const ReadRequest = z
   .object({

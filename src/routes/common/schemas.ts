@@ -1,33 +1,4 @@
-/**
- * Schemas shared by several route groups: columns, completeness, the
- * artifact decision, and the id and session formats.
- */
+/** The path parameter of every route that names one thing by its id. */
 import { z } from '@hono/zod-openapi';
-import { CAPS, COMPLETENESS_STATUSES, LIMIT_SOURCES } from '../../vocabulary.ts';
-
-export const Column = z.object({ name: z.string(), type: z.string().openapi({ example: 'int8' }) }).openapi('Column');
-
-export const Cap = z.enum(CAPS);
-
-export const Completeness = z
-  .object({
-    status: z.enum(COMPLETENESS_STATUSES),
-    returnedRows: z.number().int(),
-    totalRows: z.number().int().nullable().openapi({ description: 'Null while unknown (still running, or a cap stopped the result).' }),
-    boundedBy: Cap.nullable().openapi({ description: 'The limit that made the result incomplete.' }),
-    limitSetBy: z.enum(LIMIT_SOURCES).nullable().openapi({ description: 'Who set the limit named in boundedBy.' }),
-  })
-  .openapi('Completeness');
-
-export const SessionId = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/).openapi({ example: 'default' });
-
-export const Limits = z
-  .object({
-    maxRows: z.number().int().min(1).optional(),
-    maxBytes: z.number().int().min(1).optional().openapi({ description: 'Bytes of result data the artifact may hold, measured as PostgreSQL\'s `COPY … (FORMAT csv)` writes the rows.' }),
-    maxDurationMs: z.number().int().min(1).optional(),
-  })
-  .strict()
-  .openapi('Limits', { description: 'Lower the server caps for this query; higher values are ignored.' });
 
 export const IdParam = z.object({ id: z.string().min(1).max(200).openapi({ param: { name: 'id', in: 'path' } }) });

@@ -3,24 +3,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { envelope, errorResponses, jsonResponse } from '../common/envelope.ts';
 import { SCHEMA_FAILURES } from '../common/failures.ts';
 import { tagged } from '../common/tags.ts';
-import { COMPLETENESS_STATUSES, TABLE_KINDS } from '../../vocabulary.ts';
-
-export const TableSummary = z
-  .strictObject({
-    schema: z.string(),
-    name: z.string(),
-    kind: z.enum(TABLE_KINDS),
-    estimatedRows: z.number().int().nullable(),
-  })
-  .openapi('TableSummary');
-
-export const TableDetail = TableSummary.extend({
-  columns: z.array(z.strictObject({ name: z.string(), type: z.string(), nullable: z.boolean() })),
-  primaryKey: z.array(z.string()),
-  foreignKeys: z.array(
-    z.strictObject({ name: z.string(), columns: z.array(z.string()), references: z.strictObject({ schema: z.string(), table: z.string(), columns: z.array(z.string()) }) }),
-  ),
-}).openapi('TableDetail');
+import { COMPLETENESS_STATUSES } from '../../vocabulary.ts';
+import { TableDetail, TableSummary } from '../../contract/tables.ts';
 
 const DatasourceParam = z.object({ id: z.string().min(1).max(64).openapi({ param: { name: 'id', in: 'path' } }) });
 

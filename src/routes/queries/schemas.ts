@@ -1,8 +1,8 @@
 /** Request and response schemas of /api/queries. */
 import { z } from '@hono/zod-openapi';
-import { COVERAGES, DECISIONS, MATERIALIZE_MODES, QUERY_STATES } from '../../vocabulary.ts';
+import { MATERIALIZE_MODES, QUERY_STATES } from '../../vocabulary.ts';
+import { ArtifactDecision, Column, Completeness, Limits, SessionId } from '../../contract/results.ts';
 import { envelope } from '../common/envelope.ts';
-import { Column, Completeness, Limits, SessionId } from '../common/schemas.ts';
 
 export const QueryRequest = z
   .object({
@@ -17,20 +17,6 @@ export const QueryRequest = z
   })
   .strict()
   .openapi('QueryRequest');
-
-export const ArtifactDecision = z
-  .object({
-    decision: z.enum(DECISIONS),
-    reason: z.string().optional().openapi({ description: 'A stable code, for every decision but CREATED (PREVIEW_COMPLETE, MATERIALIZE_NEVER, QUOTA_EXCEEDED, QUERY_CANCELLED, or the error code).' }),
-    message: z.string().optional(),
-    coverage: z.enum(COVERAGES).optional(),
-    id: z.string().optional(),
-    format: z.literal('parquet').optional(),
-    rowCount: z.number().int().optional(),
-    sizeBytes: z.number().int().optional(),
-    expiresAt: z.string().optional(),
-  })
-  .openapi('ArtifactDecision');
 
 export const QueryData = z
   .object({

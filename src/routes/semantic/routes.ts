@@ -1,25 +1,17 @@
 /** Route definitions and schemas of /api/semantic: explores, metric and merge queries, saved visualizations. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { normalizeIntent, SemanticIntent } from '../../semantic/intent.ts';
-import { CHART_TYPES, FIELD_KINDS, MATERIALIZE_MODES } from '../../vocabulary.ts';
+import { FIELD_KINDS, MATERIALIZE_MODES } from '../../vocabulary.ts';
+import { Chart, ResultField } from '../../contract/charts.ts';
+import { SessionId } from '../../contract/results.ts';
 import { envelope, errorResponses, jsonResponse } from '../common/envelope.ts';
 import { SEMANTIC_QUERY_FAILURES } from '../common/failures.ts';
-import { IdParam, SessionId } from '../common/schemas.ts';
+import { IdParam } from '../common/schemas.ts';
 import { tagged } from '../common/tags.ts';
 import { QueryData } from '../queries/schemas.ts';
 
 const Intent = z.preprocess(normalizeIntent, SemanticIntent);
-export const ResultField = z.strictObject({ id: z.string(), source: z.union([z.literal(0), z.literal(1)]), kind: z.enum(FIELD_KINDS) }).openapi('ResultField');
 const SemanticQueryEnvelope = envelope('SemanticQueryEnvelope', QueryData.extend({ fields: z.array(ResultField) }));
-export const Chart = z
-  .object({
-    type: z.enum(CHART_TYPES),
-    x: z.string().max(200).optional(),
-    y: z.array(z.string().max(200)).max(10).optional(),
-    series: z.string().max(200).optional(),
-  })
-  .strict()
-  .openapi('ChartConfig');
 
 export const exploresRoute = createRoute({
   operationId: 'listExplores',

@@ -5,7 +5,7 @@ import { requireRole, type AppEnv } from '../../auth/middleware.ts';
 import type { ArtifactStore } from '../../artifacts/types.ts';
 import { envelope, errorResponses, ok } from '../common/envelope.ts';
 import { STORE_FAILURES } from '../common/failures.ts';
-import { SessionId } from '../common/schemas.ts';
+import { SessionId } from '../../contract/results.ts';
 import { tagged } from '../common/tags.ts';
 
 const SessionParam = z.object({ id: SessionId.openapi({ param: { name: 'id', in: 'path' } }) });

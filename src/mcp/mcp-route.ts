@@ -6,7 +6,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AppEnv } from '../auth/middleware.ts';
-import { createMcpServer, type McpDeps } from '../mcp/mcp-server.ts';
+import { createMcpServer, type McpDeps } from './mcp-server.ts';
 
 export function registerMcp(app: OpenAPIHono<AppEnv>, deps: McpDeps): void {
   app.all('/mcp', async (c) => {

@@ -1,0 +1,15 @@
+/** The shapes of a semantic result's fields and of a chart, shared by the semantic routes and the AI tools. */
+import { z } from '@hono/zod-openapi';
+import { CHART_TYPES, FIELD_KINDS } from '../vocabulary.ts';
+
+export const ResultField = z.strictObject({ id: z.string(), source: z.union([z.literal(0), z.literal(1)]), kind: z.enum(FIELD_KINDS) }).openapi('ResultField');
+
+export const Chart = z
+  .object({
+    type: z.enum(CHART_TYPES),
+    x: z.string().max(200).optional(),
+    y: z.array(z.string().max(200)).max(10).optional(),
+    series: z.string().max(200).optional(),
+  })
+  .strict()
+  .openapi('ChartConfig');
