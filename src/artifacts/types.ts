@@ -12,10 +12,12 @@
  * UNSUPPORTED_CAPABILITY instead of reaching a backend.
  */
 import type { PlannedColumn } from '../columns/column-plan.ts';
+import type { ParquetPart } from '../worker/export-types.ts';
 
 import type { AggregateFn, ArtifactState, Cap, Coverage, DownloadFormat, FilterOp, SortDirection } from '../vocabulary.ts';
 
 export { FILTER_OPS } from '../vocabulary.ts';
+export type { ParquetPart } from '../worker/export-types.ts';
 export type { AggregateFn, ArtifactState, Coverage, DownloadFormat, FilterOp } from '../vocabulary.ts';
 
 export interface Capabilities {
@@ -24,16 +26,6 @@ export interface Capabilities {
   sort: boolean;
   aggregate: boolean;
   formats: DownloadFormat[];
-}
-
-/** One Parquet file of an artifact, as an export stages it and the store keeps it. */
-export interface ParquetPart {
-  /** File name inside the export's directory. */
-  name: string;
-  rows: number;
-  bytes: number;
-  /** SHA-256 of the part's bytes, hex. */
-  sha256: string;
 }
 
 /** Who is asking: every lookup is scoped to one principal. */

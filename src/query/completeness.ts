@@ -3,7 +3,7 @@
  * reported, whether the preview is the whole result, which limit bounded it
  * (and who set that limit), and what became of the artifact.
  */
-import type { Cap, ExportResult, Materialize } from './export-types.ts';
+import type { Cap, ExportResult, Materialize } from '../worker/export-types.ts';
 import type { LimitSource } from '../vocabulary.ts';
 import type { ArtifactDecision, Completeness } from './query-types.ts';
 

@@ -9,7 +9,7 @@ import { SluiceError } from '../errors.ts';
 import type { Principal } from '../auth/principals.ts';
 import type { Datasource, DatasourceRegistry } from '../datasources/registry.ts';
 import type { LimitOrigins } from './completeness.ts';
-import type { Limits, Materialize } from './export-types.ts';
+import type { Limits, Materialize } from '../worker/export-types.ts';
 import { checkReadOnly, type CheckedStatement } from './sql-safety.ts';
 
 export interface QueryRequest {

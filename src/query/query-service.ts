@@ -18,12 +18,12 @@ import type { Logger } from '../logger.ts';
 import type { Principal } from '../auth/principals.ts';
 import type { ArtifactStore, Staging, Usage } from '../artifacts/types.ts';
 import type { DatasourceRegistry } from '../datasources/registry.ts';
-import type { ExportResult } from './export-types.ts';
+import type { ExportResult } from '../worker/export-types.ts';
 import { finalCompleteness, runningCompleteness, skippedDecision } from './completeness.ts';
 import { planQuery, type Plan, type QueryRequest } from './query-plan.ts';
 
 export type { QueryRequest } from './query-plan.ts';
-import type { WorkerPool } from './worker-pool.ts';
+import type { WorkerPool } from '../worker/worker-pool.ts';
 import { QueryRecord } from './query-record.ts';
 import { answerOf, type QueryAnswer } from './query-view.ts';
 import { SharedQueries } from './shared-queries.ts';

@@ -11,8 +11,9 @@ import { SluiceError } from '../errors.ts';
 import { deniedFunctionReason } from './sql-functions.ts';
 import { isDefinition, nodeOf, statementLabel, walk, type Body } from './sql-tree.ts';
 import type { SqlBlockKind } from '../vocabulary.ts';
+import type { StatementKind } from '../worker/export-types.ts';
 
-export type StatementKind = 'select' | 'explain';
+export type { StatementKind } from '../worker/export-types.ts';
 
 export interface CheckedStatement {
   kind: StatementKind;

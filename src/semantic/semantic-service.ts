@@ -4,7 +4,7 @@
  * artifact). Both intents take this path; an invalid one never reaches it.
  */
 import type { Principal } from '../auth/principals.ts';
-import type { Materialize } from '../query/export-types.ts';
+import type { Materialize } from '../worker/export-types.ts';
 import type { QueryService, WaitPolicy } from '../query/query-service.ts';
 import type { QueryAnswer } from '../query/query-view.ts';
 import type { QueryData } from '../query/query-types.ts';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { SluiceError } from '../errors.ts';
-import type { WriteFileResult, WriteFileTask } from '../query/worker-protocol.ts';
+import type { WriteFileResult, WriteFileTask } from './protocol.ts';
 
 async function sha256(file: string): Promise<string> {
   const hash = createHash('sha256');

@@ -8,7 +8,7 @@ import { connect } from '../../src/worker/export/pg-connect.ts';
 import { runExport } from '../../src/worker/export/export-run.ts';
 import type { ArtifactStore, StagedResult, Staging } from '../../src/artifacts/types.ts';
 import type { StoreWorkers } from '../../src/artifacts/store/store-context.ts';
-import { WorkerPool } from '../../src/query/worker-pool.ts';
+import { WorkerPool } from '../../src/worker/worker-pool.ts';
 
 
 export interface Fixtures {

@@ -5,7 +5,7 @@
  * the collection lease).
  */
 import type { Logger } from '../../logger.ts';
-import type { WriteFileTask } from '../../query/worker-protocol.ts';
+import type { WriteFileTask } from '../../worker/protocol.ts';
 import type { ByteStore } from '../bytes/byte-store.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { BoundValue } from '../filter-values.ts';

@@ -16,7 +16,7 @@ import { describeQuery } from './describe-query.ts';
 import { CancelRequest } from './cancel-request.ts';
 import { connectionLost } from './pg-connect.ts';
 import { openCopySource, openCursorSource, type RowSource } from './row-sources.ts';
-import type { ExportHooks, ExportRequest, ExportResult } from '../../query/export-types.ts';
+import type { ExportHooks, ExportRequest, ExportResult } from '../export-types.ts';
 import { streamToParts } from './stream-to-parts.ts';
 
 /** PostgreSQL's own timeout sits behind the duration cap, so the cap (a clean prefix) fires first. */

@@ -9,8 +9,8 @@
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { digestFile } from '../../artifacts/bytes/content-check.ts';
-import type { ParquetPart } from '../../artifacts/types.ts';
+import { digestFile } from '../../runtime/digest-file.ts';
+import type { ParquetPart } from '../export-types.ts';
 import type { PlannedColumn } from '../../columns/column-plan.ts';
 import { BC_MARK, csvToParquetSql, type PartShape } from './duckdb-csv.ts';
 

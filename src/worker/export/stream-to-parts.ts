@@ -12,7 +12,7 @@ import { rowJsonExpression } from '../../columns/value-encoding.ts';
 import type { PlannedColumn } from '../../columns/column-plan.ts';
 import { CsvRecordScanner } from './csv-record-scanner.ts';
 import { readCsvSql, type PartShape } from './duckdb-csv.ts';
-import type { Cap, ExportHooks, ExportRequest, ExportResult } from '../../query/export-types.ts';
+import type { Cap, ExportHooks, ExportRequest, ExportResult } from '../export-types.ts';
 import { PartWriter } from './part-writer.ts';
 import type { RowSource } from './row-sources.ts';
 

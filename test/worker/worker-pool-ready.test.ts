@@ -4,7 +4,7 @@
  * whose loaded workers died and cannot be replaced must stop claiming it.
  */
 import { describe, expect, it } from 'vitest';
-import { WorkerPool } from '../../src/query/worker-pool.ts';
+import { WorkerPool } from '../../src/worker/worker-pool.ts';
 import type { Logger } from '../../src/logger.ts';
 import { removableWorkerEntry } from '../helpers/removable-worker-entry.ts';
 

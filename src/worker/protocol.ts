@@ -3,7 +3,7 @@
  * sides. Plain data only: errors travel as ErrorData (code, message, details
  * and status), never as thrown objects; log lines travel as `log` messages.
  */
-import type { ParquetPart } from '../artifacts/types.ts';
+import type { ParquetPart } from './export-types.ts';
 import type { ErrorData } from '../errors.ts';
 import type { ExportRequest, ExportResult, PreviewData } from './export-types.ts';
 

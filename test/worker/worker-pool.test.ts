@@ -8,8 +8,8 @@
  */
 import { threadId } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { WorkerPool } from '../../src/query/worker-pool.ts';
-import type { ReadResult, TaskEvent } from '../../src/query/worker-protocol.ts';
+import { WorkerPool } from '../../src/worker/worker-pool.ts';
+import type { ReadResult, TaskEvent } from '../../src/worker/protocol.ts';
 
 const ENTRY = new URL('../fixtures/pool-worker.ts', import.meta.url);
 const read = (sql: string) => ({ type: 'read' as const, sql, params: [] });

@@ -10,7 +10,7 @@ import type { Worker } from 'node:worker_threads';
 import { fromErrorData, SluiceError } from '../errors.ts';
 import { consoleLogger, type Logger } from '../logger.ts';
 import { spawnWorker } from '../runtime/spawn-worker.ts';
-import type { FromWorker, ResultOf, Task, TaskEvent, ToWorker } from './worker-protocol.ts';
+import type { FromWorker, ResultOf, Task, TaskEvent, ToWorker } from './protocol.ts';
 
 interface Job {
   taskId: number;

@@ -2,12 +2,23 @@
  * What an export is asked to do and what it reports back. Plain data: these
  * values cross the boundary between the API thread and a query worker.
  */
-import type { ParquetPart } from '../artifacts/types.ts';
 import type { ColumnOut, PlannedColumn } from '../columns/column-plan.ts';
 import type { Cap, Materialize } from '../vocabulary.ts';
-import type { StatementKind } from './sql-safety.ts';
 
 export type { Cap, Materialize } from '../vocabulary.ts';
+
+/** What the statement check found the statement to be: the export runs an EXPLAIN through a cursor. */
+export type StatementKind = 'select' | 'explain';
+
+/** One Parquet file of an artifact, as an export stages it and the store keeps it. */
+export interface ParquetPart {
+  /** File name inside the export's directory. */
+  name: string;
+  rows: number;
+  bytes: number;
+  /** SHA-256 of the part's bytes, hex. */
+  sha256: string;
+}
 
 export interface Limits {
   maxRows: number;
