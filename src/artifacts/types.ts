@@ -13,11 +13,13 @@
  */
 import type { PlannedColumn } from '../columns/column-plan.ts';
 import type { ParquetPart } from '../worker/export-types.ts';
+import type { ArtifactMeta, Owner, SessionCopyResult, SessionRelease, Usage } from '../catalog/ports/artifacts-port.ts';
 
 import type { AggregateFn, ArtifactState, Cap, Coverage, DownloadFormat, FilterOp, SortDirection } from '../vocabulary.ts';
 
 export { FILTER_OPS } from '../vocabulary.ts';
 export type { ParquetPart } from '../worker/export-types.ts';
+export type { ArtifactMeta, Owner, SessionCopyResult, SessionRelease, Usage } from '../catalog/ports/artifacts-port.ts';
 export type { AggregateFn, ArtifactState, Coverage, DownloadFormat, FilterOp } from '../vocabulary.ts';
 
 export interface Capabilities {
@@ -26,28 +28,6 @@ export interface Capabilities {
   sort: boolean;
   aggregate: boolean;
   formats: DownloadFormat[];
-}
-
-/** Who is asking: every lookup is scoped to one principal. */
-export interface Owner {
-  principal: string;
-  sessionId: string;
-}
-
-export interface ArtifactMeta {
-  id: string;
-  state: ArtifactState;
-  principal: string;
-  sessionId: string;
-  sql: string;
-  datasource: string;
-  columns: PlannedColumn[];
-  rowCount: number;
-  sizeBytes: number;
-  coverage: Coverage;
-  boundedBy: Cap | null;
-  createdAt: string;
-  expiresAt: string;
 }
 
 /** A finished export waiting to become an artifact (its parts are files in the staging scratch directory). */
@@ -135,20 +115,6 @@ export interface Staging {
 
 /** What the store needs before it can serve, for /readyz: empty when ready. */
 export type StoreHealth = ('catalog' | 'artifact storage')[];
-
-export interface SessionCopyResult {
-  mapping: { sourceArtifactId: string; targetArtifactId: string }[];
-}
-
-export interface SessionRelease {
-  releasedArtifacts: number;
-  releasedBytes: number;
-}
-
-export interface Usage {
-  principal: { artifacts: number; logicalBytes: number; quotaBytes: number };
-  workspace: { artifacts: number; physicalBytes: number; quotaBytes: number };
-}
 
 export interface CollectionReport {
   /** False when another replica holds the collection lease: this round did nothing. */

@@ -21,7 +21,7 @@
  * when the catalog answers again. No request waits longer than
  * SYNC_WAIT_MS for a round, and none waits at all while rounds fail.
  */
-import type { Catalog, RequestCount } from '../artifacts/catalog/catalog.ts';
+import type { RequestCount, RequestCountsPort } from '../catalog/ports/request-counts-port.ts';
 import type { Logger } from '../logger.ts';
 import { decide, WINDOW_MS, windowStart, type RateDecision } from './rate-window.ts';
 
@@ -54,7 +54,7 @@ function unsentOf(tally: Tally): number {
 }
 
 export class SharedRateCounts {
-  readonly #catalog: Catalog;
+  readonly #catalog: RequestCountsPort;
   readonly #log: Logger;
   readonly #now: () => number;
   readonly #tallies = new Map<string, Tally>();
@@ -63,7 +63,7 @@ export class SharedRateCounts {
   #purgedWindow = 0;
   #timer: ReturnType<typeof setInterval> | null = null;
 
-  constructor(catalog: Catalog, log: Logger, now: () => number = Date.now) {
+  constructor(catalog: RequestCountsPort, log: Logger, now: () => number = Date.now) {
     this.#catalog = catalog;
     this.#log = log;
     this.#now = now;

@@ -27,7 +27,7 @@ import type { WorkerPool } from '../worker/worker-pool.ts';
 import { QueryRecord } from './query-record.ts';
 import { answerOf, type QueryAnswer } from './query-view.ts';
 import { SharedQueries } from './shared-queries.ts';
-import type { Catalog } from '../artifacts/catalog/catalog.ts';
+import type { SharedQueriesPort } from '../catalog/ports/shared-queries-port.ts';
 import type { ArtifactDecision } from './query-types.ts';
 
 
@@ -66,7 +66,7 @@ export class QueryService {
   readonly #shared: SharedQueries | null;
 
   /** With `shared`, queries are published through the catalog so every replica can poll and cancel them. */
-  constructor(config: Config, datasources: DatasourceRegistry, store: ArtifactStore, pool: WorkerPool, log: Logger, shared?: { catalog: Catalog; replica: string }) {
+  constructor(config: Config, datasources: DatasourceRegistry, store: ArtifactStore, pool: WorkerPool, log: Logger, shared?: { catalog: SharedQueriesPort; replica: string }) {
     this.#config = config;
     this.#datasources = datasources;
     this.#store = store;

@@ -9,7 +9,7 @@
  */
 import { fromErrorData, SluiceError, type ErrorData } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { Catalog, QueryAdmission, SharedQuery, SharedQueryState } from '../artifacts/catalog/catalog.ts';
+import type { QueryAdmission, SharedQueriesPort, SharedQuery, SharedQueryState } from '../catalog/ports/shared-queries-port.ts';
 import type { QueryRecord } from './query-record.ts';
 import type { QueryData } from './query-types.ts';
 import { queryData, querySummary, type QueryAnswer } from './query-view.ts';
@@ -23,14 +23,14 @@ const HEARTBEAT_MS = 10_000;
 const OWNER_LOST_MS = 6 * HEARTBEAT_MS;
 
 export class SharedQueries {
-  readonly #catalog: Catalog;
+  readonly #catalog: SharedQueriesPort;
   readonly #replica: string;
   readonly #log: Logger;
   readonly #local: (id: string) => QueryRecord | undefined;
   #timer: ReturnType<typeof setInterval> | null = null;
   #admitFallback = false;
 
-  constructor(catalog: Catalog, replica: string, log: Logger, local: (id: string) => QueryRecord | undefined) {
+  constructor(catalog: SharedQueriesPort, replica: string, log: Logger, local: (id: string) => QueryRecord | undefined) {
     this.#catalog = catalog;
     this.#replica = replica;
     this.#log = log;

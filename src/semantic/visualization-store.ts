@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Catalog, StoredVisualization } from '../artifacts/catalog/catalog.ts';
+import type { StoredVisualization, VisualizationsPort } from '../catalog/ports/visualizations-port.ts';
 import { SluiceError } from '../errors.ts';
 import { openSqlite } from '../runtime/sqlite.ts';
 import type { ChartConfig } from './chart-spec.ts';
@@ -77,7 +77,7 @@ export function localVisualizations(dataDir: string): VisualizationStore {
 }
 
 /** Replicas: the shared catalog, which the store closes (not this). */
-export function catalogVisualizations(catalog: Catalog): VisualizationStore {
+export function catalogVisualizations(catalog: VisualizationsPort): VisualizationStore {
   return storeOver({
     insert: (v) => catalog.saveVisualization(v),
     find: (principal, id) => catalog.findVisualization(principal, id),

@@ -5,7 +5,7 @@
  * tells whoever waits for it, so a shutdown never waits on it.
  */
 import { describe, expect, it } from 'vitest';
-import type { Catalog } from '../../src/artifacts/catalog/catalog.ts';
+import type { Catalog } from '../../src/catalog/catalog.ts';
 import { lazyCatalog } from '../../src/artifacts/store/lazy-catalog.ts';
 import { quietLogger } from '../../src/logger.ts';
 

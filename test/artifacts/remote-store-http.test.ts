@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
 import { createArtifact, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
-import { PG_SKIP_REASON, PG_URL } from './catalog/pg-test-schemas.ts';
+import { PG_SKIP_REASON, PG_URL } from '../catalog/pg-test-schemas.ts';
 import { bucketClient, createCatalogDatabase, filesUnder, getJson, listKeys, remoteStoreEnv } from './remote-store-setup.ts';
 
 const SKIP = PG_SKIP_REASON !== null;

@@ -12,14 +12,14 @@ import { PartCache } from '../../src/artifacts/bytes/part-cache.ts';
 import { createS3Bytes } from '../../src/artifacts/bytes/s3-bytes.ts';
 import { createS3Client } from '../../src/artifacts/bytes/s3-client.ts';
 import type { ByteStore } from '../../src/artifacts/bytes/byte-store.ts';
-import type { Catalog } from '../../src/artifacts/catalog/catalog.ts';
-import { openPgCatalog } from '../../src/artifacts/catalog/pg-catalog.ts';
-import { openSqliteCatalog } from '../../src/artifacts/catalog/sqlite-catalog.ts';
+import type { Catalog } from '../../src/catalog/catalog.ts';
+import { openPgCatalog } from '../../src/catalog/postgres/pg-catalog.ts';
+import { openSqliteCatalog } from '../../src/catalog/sqlite/sqlite-catalog.ts';
 import { createStore } from '../../src/artifacts/store/create-store.ts';
 import { quietLogger } from '../../src/logger.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
-import { PG_SKIP_REASON, PG_URL, TestSchemas } from './catalog/pg-test-schemas.ts';
+import { PG_SKIP_REASON, PG_URL, TestSchemas } from '../catalog/pg-test-schemas.ts';
 import { testArtifactStore, type DriverFactory, type DriverOptions } from './store-contract.ts';
 
 let s3: TestS3Server;

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCatalogDatabase, remoteStoreEnv } from '../artifacts/remote-store-setup.ts';
-import { PG_SKIP_REASON, PG_URL } from '../artifacts/catalog/pg-test-schemas.ts';
+import { PG_SKIP_REASON, PG_URL } from '../catalog/pg-test-schemas.ts';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
 import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { skipNote } from '../helpers/skip-note.ts';

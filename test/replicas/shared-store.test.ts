@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { quietLogger } from '../../src/logger.ts';
 import { startSluice, type Sluice } from '../../src/server.ts';
-import { PG_SKIP_REASON, PG_URL } from '../artifacts/catalog/pg-test-schemas.ts';
+import { PG_SKIP_REASON, PG_URL } from '../catalog/pg-test-schemas.ts';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 

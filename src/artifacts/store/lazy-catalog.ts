@@ -8,7 +8,7 @@
  */
 import { SluiceError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
-import type { Catalog } from '../catalog/catalog.ts';
+import type { Catalog } from '../../catalog/catalog.ts';
 
 const RETRY_MS = 2_000;
 

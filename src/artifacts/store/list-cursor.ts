@@ -6,7 +6,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { SluiceError } from '../../errors.ts';
-import type { ListPosition } from '../catalog/catalog.ts';
+import type { ListPosition } from '../../catalog/catalog.ts';
 
 export function encodeListCursor(position: ListPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');

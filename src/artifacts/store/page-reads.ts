@@ -11,7 +11,7 @@
  * either way), while a page asked for out of sequence is read on its own.
  */
 import { buildAggregateStatement } from '../aggregate-sql.ts';
-import type { BlobRecord } from '../catalog/catalog.ts';
+import type { BlobRecord } from '../../catalog/catalog.ts';
 import type { BoundValue } from '../filter-values.ts';
 import { buildReadStatement, isPlainRead, plainWindow, type PartFile } from '../read-sql.ts';
 import type { AggregateRequest, AggregateResult, ArtifactMeta, ReadPage, ReadRequest } from '../types.ts';

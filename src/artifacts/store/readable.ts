@@ -7,7 +7,7 @@
  */
 import { SluiceError } from '../../errors.ts';
 import type { PartLease, PartRef } from '../bytes/byte-store.ts';
-import type { ArtifactRecord, BlobRecord } from '../catalog/catalog.ts';
+import type { ArtifactRecord, BlobRecord } from '../../catalog/catalog.ts';
 import type { PartFile } from '../read-sql.ts';
 import type { StoreContext } from './store-context.ts';
 

@@ -7,7 +7,7 @@
 import type { Logger } from '../../logger.ts';
 import type { WriteFileTask } from '../../worker/protocol.ts';
 import type { ByteStore } from '../bytes/byte-store.ts';
-import type { Catalog } from '../catalog/catalog.ts';
+import type { Catalog } from '../../catalog/catalog.ts';
 import type { BoundValue } from '../filter-values.ts';
 
 /** DuckDB, on the read workers: statements over local Parquet files. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalBytes } from '../../../src/artifacts/bytes/local-bytes.ts';
-import { openSqliteCatalog } from '../../../src/artifacts/catalog/sqlite-catalog.ts';
+import { openSqliteCatalog } from '../../../src/catalog/sqlite/sqlite-catalog.ts';
 import { createStore, type Store } from '../../../src/artifacts/store/create-store.ts';
 import type { StoreWorkers } from '../../../src/artifacts/store/store-context.ts';
 import { quietLogger } from '../../../src/logger.ts';
