@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { CATALOG_SCHEMA } from '../src/artifacts/catalog/sqlite-schema-v1.ts';
+import { CATALOG_SCHEMA } from '../src/catalog/sqlite/sqlite-schema-v1.ts';
 import { openSqlite } from '../src/runtime/sqlite.ts';
 import { compiled } from './lib/child.ts';
 import type { Section } from './lib/report.ts';

@@ -110,19 +110,6 @@ export function fromErrorData(data: ErrorData): SluiceError {
   return new SluiceError(data.code, data.message, data.details, data.status);
 }
 
-/** PostgreSQL SQLSTATEs that mean "the statement was stopped", not "the SQL is wrong". */
-export const SQLSTATE_QUERY_CANCELED = '57014';
-export const SQLSTATE_READ_ONLY = '25006';
-
-interface PgLikeError {
-  code?: string;
-  message?: string;
-  position?: string;
-  detail?: string;
-  hint?: string;
-  severity?: string;
-}
-
 const OUT_OF_MEMORY =
   'A row of the result is too large for the memory an export may use (values of about 10 MB each are the most it holds); select fewer or shorter columns, for example with left(column, n).';
 
@@ -148,32 +135,18 @@ export function diskFullError(message = DISK_FULL): SluiceError {
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT']);
 
 /**
- * Any thrown value as a contract error: a SluiceError as it is; what the
- * PostgreSQL driver throws as SQL_ERROR (PostgreSQL's own message and 1-based
- * position), READ_ONLY_VIOLATION, QUERY_TIMEOUT or a retryable connection
- * failure; a full disk as INTERNAL with reason STORAGE_FULL and 507;
- * DuckDB's NaN-in-DECIMAL and out-of-memory as errors that say what to do;
+ * Any thrown value as a contract error: a SluiceError as it is; a lost or
+ * refused connection as a retryable SQL_ERROR (an engine's own errors are
+ * its driver's to map first, see datasources/driver.ts); a full disk as
+ * INTERNAL with reason STORAGE_FULL and 507; DuckDB's NaN-in-DECIMAL and out-of-memory as errors that say what to do;
  * anything else as INTERNAL with `fallback` as its message. Every INTERNAL
  * keeps the original as `cause`, for the operator's log only.
  */
 export function toSluiceError(error: unknown, fallback = 'An internal error occurred.'): SluiceError {
   if (error instanceof SluiceError) return error;
-  const e = (error ?? {}) as PgLikeError;
+  const e = (error ?? {}) as { code?: string; message?: string };
   if (e.code !== undefined && CONNECTION_CODES.has(e.code)) {
     return new SluiceError('SQL_ERROR', 'The connection to the database failed; the query can be retried.', { retryable: true, reason: e.code });
-  }
-  if (e.code === SQLSTATE_READ_ONLY) {
-    return new SluiceError('READ_ONLY_VIOLATION', `The database refused a write: ${e.message ?? ''}`.trim(), { sqlState: e.code });
-  }
-  if (e.code === SQLSTATE_QUERY_CANCELED && /statement timeout/i.test(e.message ?? '')) {
-    return new SluiceError('QUERY_TIMEOUT', 'The database stopped the query at its statement timeout.', { sqlState: e.code });
-  }
-  if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && e.severity !== undefined) {
-    const details: Record<string, unknown> = { sqlState: e.code };
-    if (e.position !== undefined) details.position = Number(e.position);
-    if (e.detail !== undefined) details.detail = e.detail;
-    if (e.hint !== undefined) details.hint = e.hint;
-    return new SluiceError('SQL_ERROR', e.message ?? 'The database rejected the statement.', details);
   }
   if (/Could not convert string "NaN" to 'DECIMAL/.test(e.message ?? '')) {
     return new SluiceError('SQL_ERROR', NUMERIC_NAN, { reason: 'NUMERIC_NAN' });

@@ -15,7 +15,7 @@ import type { AppEnv } from './auth/middleware.ts';
 import { TokenDirectory } from './auth/principals.ts';
 import { loadSecrets } from './auth/secrets.ts';
 import type { Config } from './config.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './datasources/embedded/start-embedded.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './datasources/postgres/embedded/start-embedded.ts';
 import { DatasourceRegistry, type DatasourceSpec } from './datasources/registry.ts';
 import { QueryService } from './query/query-service.ts';
 import { WorkerPool } from './worker/worker-pool.ts';
@@ -70,8 +70,8 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const specs: DatasourceSpec[] = config.datasources.map((d) => ({ id: d.id, url: d.url, description: d.description }));
   if (config.databaseUrl !== undefined) specs.unshift({ id: 'default', url: config.databaseUrl });
   const embeddedWanted = config.databaseUrl === undefined && !specs.some((s) => s.id === 'default');
-  const registry = new DatasourceRegistry(specs, config.queryWorkers);
-  if (embeddedWanted) registry.markStarting('default');
+  const registry = new DatasourceRegistry(specs, config.queryWorkers, logger);
+  if (embeddedWanted) registry.markStarting('default', 'postgres');
 
   // Exports run PostgreSQL, the stream and DuckDB's conversion side by side: one DuckDB
   // thread each leaves the other core to the database (measured faster on 2 cores).
@@ -94,7 +94,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   // With a shared catalog, running queries are published there so any replica can poll and cancel them.
   const queries = new QueryService(config, registry, store, queryPool, logger, shareSecrets ? { catalog: catalog.catalog, replica } : undefined);
   const collector = new Collector(store, log);
-  const semantic = new SemanticService(new SemanticCatalog(explores), queries);
+  const semantic = new SemanticService(new SemanticCatalog(explores), queries, (id) => registry.dialectOf(id));
   // With a shared catalog, saved charts and request counts live there too, so every replica sees the same.
   const visualizations = shareSecrets ? catalogVisualizations(catalog.catalog) : localVisualizations(dataDir);
   const sharedRateCounts = shareSecrets ? new SharedRateCounts(catalog.catalog, logger) : null;
@@ -139,7 +139,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
       embedded = await startEmbeddedPostgres({ dataDir: resolve(dataDir, 'pglite'), log });
       registry.add({ id: 'default', url: embedded.url, embedded: true });
     }
-    await registry.warnAboutSuperusers(log);
+    await registry.logStartupWarnings(log);
     datasourcesUp = true;
     // Ready means a query can run now: an export worker has loaded (DuckDB included) and takes
     // tasks, and the artifact catalog has opened (a catalog that is down keeps this waiting, and

@@ -12,18 +12,6 @@ describe('toSluiceError', () => {
     expect(toSluiceError(full).status).toBe(507);
   });
 
-  it('turns a PostgreSQL error into SQL_ERROR with its position and SQLSTATE', () => {
-    const e = toSluiceError({ code: '42703', severity: 'ERROR', message: 'column "x" does not exist', position: '8', hint: 'Perhaps y' });
-    expect(e.code).toBe('SQL_ERROR');
-    expect(e.message).toBe('column "x" does not exist');
-    expect(e.details).toEqual({ sqlState: '42703', position: 8, hint: 'Perhaps y' });
-  });
-
-  it('names a refused write READ_ONLY_VIOLATION and a statement timeout QUERY_TIMEOUT', () => {
-    expect(toSluiceError({ code: '25006', severity: 'ERROR', message: 'cannot execute INSERT in a read-only transaction' }).code).toBe('READ_ONLY_VIOLATION');
-    expect(toSluiceError({ code: '57014', severity: 'ERROR', message: 'canceling statement due to statement timeout' }).code).toBe('QUERY_TIMEOUT');
-  });
-
   it('makes a lost connection a retryable SQL_ERROR', () => {
     const e = toSluiceError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
     expect(e.code).toBe('SQL_ERROR');

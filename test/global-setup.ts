@@ -8,7 +8,7 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/datasources/embedded/start-embedded.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/datasources/postgres/embedded/start-embedded.ts';
 
 const TEMPLATE_DIR = resolve('node_modules/.cache/sluice-test/pglite');
 let database: EmbeddedPostgres | null = null;

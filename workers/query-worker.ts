@@ -1,24 +1,23 @@
 /**
- * Entry of a query worker thread: runs exports (PostgreSQL → Parquet) and
+ * Entry of a query worker thread: runs exports (a datasource → Parquet) and
  * reads (DuckDB over stored Parquet) one at a time, off the API's event loop.
- * Holds one DuckDB instance and one PostgreSQL connection per datasource, on
- * node-postgres: it lets an export read a COPY as a byte stream through a
- * Submittable. The API thread's schema lookups (src/datasources/registry.ts)
- * stay on postgres.js: they are small catalog queries, never a COPY, and gain
- * nothing from a second driver there.
+ * Holds one DuckDB instance, and the export driver of each datasource kind it
+ * has been asked to read (its sessions with the datasources): the driver
+ * hands over the rows, streamToParts turns them into parts.
  */
+import { mkdirSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type pg from 'pg';
 import { toErrorData, toSluiceError } from '../src/errors.ts';
-import { runExport } from '../src/worker/export/export-run.ts';
-import { connect } from '../src/worker/export/pg-connect.ts';
+import { ExportDrivers } from '../src/datasources/export-drivers.ts';
+import { streamToParts } from '../src/worker/export/stream-to-parts.ts';
+import type { ExportHooks, ExportResult } from '../src/worker/export-types.ts';
 import { writeFile } from '../src/worker/write-file.ts';
-import type { FromWorker, QueryWorkerData, ToWorker } from '../src/query/worker-protocol.ts';
+import type { ExportTask, FromWorker, QueryWorkerData, ToWorker } from '../src/worker/protocol.ts';
 
 const settings = workerData as QueryWorkerData;
 const port = parentPort!;
-const connections = new Map<string, Connection>();
+const drivers = new ExportDrivers();
 const stoppers = new Map<number, (reason: 'cancel') => void>();
 /** Cancels that arrived before the export could be stopped (while it was still connecting). */
 const cancelledEarly = new Set<number>();
@@ -49,49 +48,6 @@ function duck(): Promise<DuckDBConnection> {
   return duckdb;
 }
 
-/** A connection idle this long is closed, so an idle worker holds no session open on the server. */
-const IDLE_CLOSE_MS = 60_000;
-
-interface Connection {
-  client: Promise<pg.Client>;
-  idle: NodeJS.Timeout | null;
-}
-
-/**
- * The datasource's connection, opened on first use. node-postgres reports a
- * connection lost during a statement to that statement's caller (the export
- * fails with a retryable SQL_ERROR); the client is dropped here as well, so
- * the next task opens a fresh one and the worker lives on.
- */
-function database(url: string): Promise<pg.Client> {
-  let connection = connections.get(url);
-  if (connection === undefined) {
-    const opened: Connection = { client: connect(url, () => forget(url, opened)), idle: null };
-    opened.client.catch(() => forget(url, opened));
-    connections.set(url, opened);
-    connection = opened;
-  }
-  if (connection.idle !== null) clearTimeout(connection.idle);
-  connection.idle = null;
-  return connection.client;
-}
-
-function forget(url: string, connection: Connection): void {
-  if (connections.get(url) === connection) connections.delete(url);
-  if (connection.idle !== null) clearTimeout(connection.idle);
-}
-
-/** Starts the idle clock of a datasource's connection once a task is done with it. */
-function release(url: string): void {
-  const connection = connections.get(url);
-  if (connection === undefined) return;
-  connection.idle = setTimeout(() => {
-    connections.delete(url);
-    void connection.client.then((client) => client.end()).catch(() => undefined);
-  }, IDLE_CLOSE_MS);
-  connection.idle.unref();
-}
-
 /** Tasks already answered; a late settle of the same task is ignored. */
 const answered = new Set<number>();
 
@@ -101,12 +57,24 @@ function answer(message: FromWorker & { taskId: number }): void {
   send(message);
 }
 
+/** One export: the driver of the datasource's kind reads, the core writes the parts. */
+async function runExportTask(task: ExportTask, hooks: ExportHooks): Promise<ExportResult> {
+  const driver = drivers.for(task.datasource.kind);
+  const duckdb = await duck();
+  mkdirSync(task.request.stagingDir, { recursive: true });
+  try {
+    return await driver.export(task.datasource.url, task.request, (columns, source) => streamToParts(source, duckdb, task.request, columns, hooks));
+  } catch (error) {
+    throw driver.mapError(error) ?? error;
+  }
+}
+
 async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<void> {
   const { taskId } = message;
   try {
     if (message.type === 'export') {
       let lastProgress = 0;
-      const result = await runExport(await database(message.datasourceUrl), await duck(), message.request, {
+      const result = await runExportTask(message, {
         onPreview: (preview) => answer({ type: 'preview', taskId, preview }),
         onProgress: (rows, bytes) => {
           const now = Date.now();
@@ -135,7 +103,6 @@ async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<v
     const data = toErrorData(failure);
     answer({ type: 'failed', taskId, error: data });
   } finally {
-    if (message.type === 'export') release(message.datasourceUrl);
     stoppers.delete(taskId);
     cancelledEarly.delete(taskId);
   }

@@ -20,10 +20,10 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { CopyOut } from '../../src/worker/export/copy-out.ts';
+import { CopyOut } from '../../src/datasources/postgres/export/copy-out.ts';
 import { CsvRecordScanner } from '../../src/worker/export/csv-record-scanner.ts';
 import { csvToParquetSql } from '../../src/worker/export/duckdb-csv.ts';
-import { clientConfig } from '../../src/worker/export/pg-connect.ts';
+import { clientConfig } from '../../src/datasources/postgres/export/pg-connect.ts';
 import { plannedColumns } from '../lib/describe.ts';
 import { DATABASE_URL, exportSql } from '../lib/tables.ts';
 

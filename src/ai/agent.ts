@@ -99,7 +99,7 @@ export async function runAgent(deps: AgentDeps, principal: Principal, request: A
   const tools = toolsFor('agent', principal, semantic);
   const toolRun: ToolRun = { tools, maxChars: deps.toolMaxChars, log: deps.log };
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
-    { role: 'system', content: agentSystemPrompt(datasource.id, semantic) },
+    { role: 'system', content: agentSystemPrompt(datasource.id, datasource.driver.dialect.label, semantic) },
     { role: 'user', content: request.prompt },
   ];
   const transcript: TranscriptStep[] = [];

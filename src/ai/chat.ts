@@ -48,14 +48,14 @@ async function prepare(registry: DatasourceRegistry, principal: Principal, reque
     throw toSluiceError(error);
   }
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
-    { role: 'system', content: systemPrompt(schema, request.flavor ?? 'PostgreSQL') },
+    { role: 'system', content: systemPrompt(schema, request.flavor ?? ds.driver.dialect.label) },
     ...request.messages.map((m) => ({ role: m.role, content: m.content }) as OpenAI.Chat.ChatCompletionMessageParam),
   ];
-  return { schema, messages };
+  return { schema, messages, classify: (sql: string) => ds.driver.classify(sql) };
 }
 
 export async function chat(llm: Llm, registry: DatasourceRegistry, principal: Principal, request: ChatRequest, signal?: AbortSignal): Promise<ChatBody> {
-  const { schema, messages } = await prepare(registry, principal, request);
+  const { schema, messages, classify } = await prepare(registry, principal, request);
   let content: string;
   try {
     const completion = await llm.client.chat.completions.create({ model: llm.model, messages }, signal ? { signal } : {});
@@ -63,7 +63,7 @@ export async function chat(llm: Llm, registry: DatasourceRegistry, principal: Pr
   } catch (error) {
     throw upstreamError(error);
   }
-  return { message: content, blocks: await extractSqlBlocks(content), schema, model: llm.model };
+  return { message: content, blocks: await extractSqlBlocks(content, classify), schema, model: llm.model };
 }
 
 export async function* chatStream(
@@ -73,7 +73,7 @@ export async function* chatStream(
   request: ChatRequest,
   signal: AbortSignal,
 ): AsyncGenerator<{ type: 'delta'; text: string } | { type: 'done'; body: ChatBody }> {
-  const { schema, messages } = await prepare(registry, principal, request);
+  const { schema, messages, classify } = await prepare(registry, principal, request);
   let content = '';
   try {
     const stream = await llm.client.chat.completions.create({ model: llm.model, messages, stream: true }, { signal });
@@ -86,5 +86,5 @@ export async function* chatStream(
   } catch (error) {
     throw upstreamError(error);
   }
-  yield { type: 'done', body: { message: content, blocks: await extractSqlBlocks(content), schema, model: llm.model } };
+  yield { type: 'done', body: { message: content, blocks: await extractSqlBlocks(content, classify), schema, model: llm.model } };
 }

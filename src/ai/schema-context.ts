@@ -50,7 +50,7 @@ export async function schemaContext(ds: Datasource, conversation: string): Promi
   }
   const named = ranked.slice(MAX_DETAILED).map((r) => `${r.t.schema}.${r.t.name}`);
   const partial = named.length > 0 || total > tables.length;
-  const header = `Datasource "${ds.id}" (PostgreSQL). ${total} table(s) and view(s)${partial ? `; ${details.length} shown in full (the most relevant), the others only named` : ''}.`;
+  const header = `Datasource "${ds.id}" (${ds.driver.dialect.label}). ${total} table(s) and view(s)${partial ? `; ${details.length} shown in full (the most relevant), the others only named` : ''}.`;
   const lines = [header, '', ...details];
   if (named.length > 0) lines.push('', `Other tables (columns not shown): ${named.join(', ')}`);
   if (total > tables.length) lines.push('', `${total - tables.length} more table(s) are not listed at all.`);

@@ -1,19 +1,14 @@
 /**
- * The column model: how each result column travels, PostgreSQL type → the
- * text PostgreSQL puts into the COPY stream → the DuckDB/Parquet type it is
- * stored as → the JSON value a caller sees (value-encoding.ts beside this
- * file), and how names are quoted in the statements built over it. One plan
- * per query, decided before the first row, so the preview, every read and
- * every download encode a value the same way. The export, the store and the
- * semantic compiler all take columns from here.
- *
- * Storage is chosen so nothing is rounded: int8 stays BIGINT, constrained
- * numeric becomes an exact DECIMAL, unconstrained numeric stays decimal text,
- * float4 is stored as DOUBLE parsed from PostgreSQL's shortest text (so 1.1
- * stays 1.1), and types DuckDB cannot hold exactly keep their text form.
+ * The column model: how each result column travels, the engine's type →
+ * the text its driver puts into the export's CSV stream → the DuckDB/Parquet
+ * type it is stored as → the JSON value a caller sees (value-encoding.ts
+ * beside this file), and how names are quoted in the DuckDB statements built
+ * over it. A driver chooses each column's storage (postgres/pg-column-types.ts
+ * for PostgreSQL); the plan is made once per query, before the first row, so
+ * the preview, every read and every download encode a value the same way.
  */
 
-/** A result column as callers see it: its name and PostgreSQL type name. */
+/** A result column as callers see it: its name and its type as the engine names it. */
 export interface ColumnOut {
   name: string;
   type: string;
@@ -37,7 +32,7 @@ export type StorageKind =
 export interface PlannedColumn {
   /** The name as the query returned it; duplicates are legal. */
   name: string;
-  /** PostgreSQL's type name (pg_type.typname). */
+  /** The engine's type name (PostgreSQL's pg_type.typname). */
   type: string;
   /** Unique, case-insensitively, so DuckDB and Parquet accept it. */
   storageName: string;
@@ -46,17 +41,14 @@ export interface PlannedColumn {
   duckType: string;
 }
 
-/** What the database tells us about one result column. */
-export interface ColumnTypeInfo {
+/** What a driver decided for one result column: its name, its type as the engine names it, and how it is stored. */
+export interface ColumnChoice {
   name: string;
-  typname: string;
-  /** pg_type.typcategory of the (base) type. */
-  category: string;
-  /** For arrays, the element's typname. */
-  elementTypname: string | null;
-  /** (precision, scale) when a numeric column's typmod is known. */
-  numericPrecision: number | null;
-  numericScale: number | null;
+  type: string;
+  storage: StorageKind;
+  /** (precision, scale) of a `decimal` column. */
+  precision?: number | null;
+  scale?: number | null;
 }
 
 const DUCK_TYPE: Record<StorageKind, string> = {
@@ -74,35 +66,6 @@ const DUCK_TYPE: Record<StorageKind, string> = {
   json_array: 'VARCHAR',
 };
 
-function storageOf(info: ColumnTypeInfo): StorageKind {
-  if (info.category === 'A') return 'json_array';
-  switch (info.typname) {
-    case 'bool':
-      return 'bool';
-    case 'int2':
-    case 'int4':
-    case 'oid':
-      return 'int';
-    case 'int8':
-      return 'int8';
-    case 'float4':
-    case 'float8':
-      return 'float';
-    case 'numeric':
-      return info.numericPrecision !== null && info.numericPrecision <= 38 ? 'decimal' : 'numeric_text';
-    case 'date':
-      return 'date';
-    case 'timestamp':
-      return 'timestamp';
-    case 'timestamptz':
-      return 'timestamptz';
-    case 'bytea':
-      return 'bytea';
-    default:
-      return 'text';
-  }
-}
-
 /** Columns that reads of stored parts add themselves (read_parquet's filename and file_row_number). */
 const RESERVED_NAMES = ['filename', 'file_row_number'];
 
@@ -114,17 +77,16 @@ function uniqueName(name: string, taken: Set<string>): string {
   return candidate;
 }
 
-export function planColumns(infos: ColumnTypeInfo[]): PlannedColumn[] {
+/** The plan of a result's columns from a driver's choices: each column's DuckDB type and a storage name unique in the artifact. */
+export function planColumns(choices: ColumnChoice[]): PlannedColumn[] {
   const taken = new Set<string>(RESERVED_NAMES);
-  return infos.map((info) => {
-    const storage = storageOf(info);
-    const duckType =
-      storage === 'decimal' ? `DECIMAL(${info.numericPrecision},${info.numericScale ?? 0})` : DUCK_TYPE[storage];
-    return { name: info.name, type: info.typname, storageName: uniqueName(info.name, taken), storage, duckType };
+  return choices.map(({ name, type, storage, precision, scale }) => {
+    const duckType = storage === 'decimal' ? `DECIMAL(${precision},${scale ?? 0})` : DUCK_TYPE[storage];
+    return { name, type, storageName: uniqueName(name, taken), storage, duckType };
   });
 }
 
-/** SQL identifier quoting, shared by the PostgreSQL and DuckDB statements we build. */
+/** SQL identifier quoting of the DuckDB statements built over stored parts. */
 export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }

@@ -1,11 +1,13 @@
 /**
  * The datasources this server reads from: ids, connection URLs (never shown
- * to callers), a small connection pool on the API thread for schema lookups,
- * and a concurrency limit per datasource shared by schema lookups and exports.
+ * to callers), each one's driver (opened by the kind its URL names), and a
+ * concurrency limit per datasource shared by schema lookups and exports.
  */
-import postgres, { type Sql } from 'postgres';
 import { SluiceError } from '../errors.ts';
 import { mayUseDatasource, type Principal } from '../auth/principals.ts';
+import { consoleLogger, type Logger } from '../logger.ts';
+import type { DatasourceDriver, DatasourceKind, SqlDialect } from './driver.ts';
+import { dialectOf, kindOf, openDriver } from './drivers.ts';
 import { Semaphore } from './semaphore.ts';
 
 export interface Datasource {
@@ -13,9 +15,10 @@ export interface Datasource {
   description: string;
   /** The embedded database serves one session: everything on it runs one at a time. */
   embedded: boolean;
+  kind: DatasourceKind;
   url: string;
   limiter: Semaphore;
-  sql: Sql;
+  driver: DatasourceDriver;
 }
 
 export interface DatasourceSpec {
@@ -27,37 +30,46 @@ export interface DatasourceSpec {
 
 export class DatasourceRegistry {
   readonly #byId = new Map<string, Datasource>();
-  readonly #starting = new Set<string>();
+  /** Datasources that will be added once they have started, with their kind. */
+  readonly #starting = new Map<string, DatasourceKind>();
   readonly #concurrency: number;
+  readonly #log: Logger;
 
-  constructor(specs: DatasourceSpec[], concurrency: number) {
+  constructor(specs: DatasourceSpec[], concurrency: number, log: Logger = consoleLogger) {
     this.#concurrency = concurrency;
+    this.#log = log;
     for (const spec of specs) this.add(spec);
   }
 
   /** A datasource that will be added once it has started (the embedded one seeds on first start). */
-  markStarting(id: string): void {
-    this.#starting.add(id);
+  markStarting(id: string, kind: DatasourceKind): void {
+    this.#starting.set(id, kind);
   }
 
   add(spec: DatasourceSpec): void {
     const embedded = spec.embedded === true;
+    const kind = kindOf(spec.url);
+    const driver = openDriver(kind, { id: spec.id, url: spec.url, embedded }, this.#log);
     this.#starting.delete(spec.id);
     this.#byId.set(spec.id, {
       id: spec.id,
       description: spec.description ?? (embedded ? 'Embedded PostgreSQL with a sample shop dataset' : ''),
       embedded,
+      kind,
       url: spec.url,
-      limiter: new Semaphore(embedded ? 1 : this.#concurrency),
-      sql: postgres(spec.url, {
-        max: embedded ? 1 : 2,
-        fetch_types: false,
-        idle_timeout: 30,
-        connect_timeout: 10,
-        onnotice: () => undefined,
-        connection: { application_name: 'sluice-schema' },
-      }),
+      limiter: new Semaphore(driver.capabilities.concurrentStatements ? this.#concurrency : 1),
+      driver,
     });
+  }
+
+  /**
+   * The SQL dialect of a datasource, started or still starting, for code
+   * that builds statements before it runs them; NOT_FOUND for an unknown id.
+   */
+  dialectOf(id: string): SqlDialect {
+    const kind = this.#byId.get(id)?.kind ?? this.#starting.get(id);
+    if (kind === undefined) throw new SluiceError('NOT_FOUND', `No datasource "${id}" is available to this caller.`, { datasource: id });
+    return dialectOf(kind);
   }
 
   /** The connection URL of a datasource, for operators and tests; never shown to API callers. */
@@ -89,22 +101,14 @@ export class DatasourceRegistry {
     return ds;
   }
 
-  /** Logs a warning for each datasource whose user is a superuser: READ ONLY alone does not stop everything such a user can do. */
-  async warnAboutSuperusers(log: (line: string) => void): Promise<void> {
-    // The embedded database has one user, a superuser by construction: nothing to configure there.
-    for (const ds of this.all().filter((d) => !d.embedded)) {
-      try {
-        const rows = await ds.limiter.run(() => ds.sql`SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user`);
-        if (rows[0]?.rolsuper === true) {
-          log(`Warning: datasource "${ds.id}" connects as a superuser. Sluice runs every query READ ONLY and refuses functions that reach outside the database, but a role with only SELECT rights is the safer boundary.`);
-        }
-      } catch (error) {
-        log(`Warning: datasource "${ds.id}" is not reachable yet (${(error as Error).message}).`);
-      }
+  /** Logs what each driver says the operator should know (a superuser connection, a server not reachable yet). */
+  async logStartupWarnings(log: (line: string) => void): Promise<void> {
+    for (const ds of this.all()) {
+      for (const line of await ds.limiter.run(() => ds.driver.startupWarnings())) log(line);
     }
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.all().map((d) => d.sql.end({ timeout: 2 })));
+    await Promise.all(this.all().map((d) => d.driver.close()));
   }
 }

@@ -10,7 +10,7 @@ import type { Principal } from '../auth/principals.ts';
 import type { Datasource, DatasourceRegistry } from '../datasources/registry.ts';
 import type { LimitOrigins } from './completeness.ts';
 import type { Limits, Materialize } from '../worker/export-types.ts';
-import { checkReadOnly, type CheckedStatement } from './sql-safety.ts';
+import type { CheckedStatement } from '../datasources/driver.ts';
 
 export interface QueryRequest {
   datasource?: string | undefined;
@@ -36,7 +36,7 @@ export interface Plan {
 
 export async function planQuery(config: Config, datasources: DatasourceRegistry, principal: Principal, request: QueryRequest): Promise<Plan> {
   const datasource = datasources.get(principal, request.datasource ?? 'default');
-  const statement = await checkReadOnly(request.sql);
+  const statement = await datasource.driver.checkStatement(request.sql);
   const params = request.params ?? [];
   if (statement.paramCount > params.length) {
     throw new SluiceError('VALIDATION_ERROR', `The statement uses $${statement.paramCount} but "params" has ${params.length} value(s).`);

@@ -192,7 +192,7 @@ export class QueryService {
       const task = this.#pool.run(
         {
           type: 'export',
-          datasourceUrl: plan.datasource.url,
+          datasource: { kind: plan.datasource.kind, url: plan.datasource.url },
           request: { sql: statement.sql, kind: statement.kind, params, previewRows, materialize: keep ? plan.materialize : 'never', limits, stagingDir: staging.scratchDir },
         },
         (event) => {

@@ -1,12 +1,12 @@
 /**
- * Compiles one metric query into SQL over one explore: identifiers quoted,
- * every value (filters and explore parameters) bound as a $n parameter,
- * never spliced. Validation comes first and names the source and the field,
+ * Compiles one metric query into SQL over one explore, in the dialect of
+ * the explore's datasource: identifiers quoted, every value (filters and
+ * explore parameters) bound as a parameter, never spliced. Validation comes first and names the source and the field,
  * so an invalid intent never reaches the database.
  */
 import type { Principal } from '../auth/principals.ts';
 import { SluiceError } from '../errors.ts';
-import { quoteIdent } from '../columns/column-plan.ts';
+import type { SemanticValueType, SqlDialect } from '../datasources/driver.ts';
 import type { ResolvedField, SemanticCatalog } from './catalog.ts';
 import type { MetricQueryT } from './intent.ts';
 import type { ExploreDef } from './model-schema.ts';
@@ -19,14 +19,12 @@ export interface CompiledSource {
   metrics: ResolvedField[];
 }
 
-const PG_TYPE: Record<string, string> = { string: 'text', number: 'numeric', boolean: 'boolean', date: 'date', timestamp: 'timestamptz' };
-
 export function invalid(source: number | null, field: string | null, message: string, explore?: string): SluiceError {
   return new SluiceError('SEMANTIC_VALIDATION_ERROR', `${source === null ? '' : `Source ${source}: `}${message}`, { source, field, ...(explore ? { explore } : {}) });
 }
 
-function columnExpression(field: ResolvedField): string {
-  const base = field.def.sql !== undefined ? `(${field.def.sql})` : `"e".${quoteIdent(field.def.name)}`;
+function columnExpression(dialect: SqlDialect, field: ResolvedField): string {
+  const base = field.def.sql !== undefined ? `(${field.def.sql})` : `${dialect.quoteIdentifier('e')}.${dialect.quoteIdentifier(field.def.name)}`;
   if (field.kind === 'metric') {
     const def = field.def;
     switch (def.type) {
@@ -39,8 +37,7 @@ function columnExpression(field: ResolvedField): string {
     }
   }
   if (field.grain === null) return base;
-  const truncated = `date_trunc('${field.grain}', ${base})`;
-  return field.type === 'date' ? `${truncated}::date` : truncated;
+  return dialect.dateTrunc(field.grain, base, field.type === 'date' ? 'date' : 'timestamp');
 }
 
 function checkValue(source: number | null, field: ResolvedField, value: unknown): void {
@@ -54,6 +51,7 @@ function checkValue(source: number | null, field: ResolvedField, value: unknown)
 
 export function compileMetricQuery(
   catalog: SemanticCatalog,
+  dialectOf: (datasource: string) => SqlDialect,
   principal: Principal,
   query: MetricQueryT,
   parameters: Record<string, unknown>,
@@ -61,15 +59,17 @@ export function compileMetricQuery(
   source: number | null,
 ): CompiledSource & { orderBy: string; limit: string } {
   const explore = catalog.explore(principal, query.explore, source);
+  const dialect = dialectOf(explore.datasource);
+  const quote = (name: string) => dialect.quoteIdentifier(name);
   const resolve = (id: string) => catalog.resolve(explore, id, source);
   const dimensions = query.dimensions.map(resolve);
   const metrics = query.metrics.map(resolve);
   for (const d of dimensions) if (d.kind !== 'dimension') throw invalid(source, d.id, `"${d.id}" is a metric; list it under metrics.`, explore.name);
   for (const m of metrics) if (m.kind !== 'metric') throw invalid(source, m.id, `"${m.id}" is a dimension; list it under dimensions.`, explore.name);
   if (dimensions.length + metrics.length === 0) throw invalid(source, null, 'select at least one dimension or metric.', explore.name);
-  const bind = (value: unknown, type: string) => {
+  const bind = (value: unknown, type: SemanticValueType) => {
     params.push(value);
-    return `$${params.length}::${type}`;
+    return dialect.parameter(params.length, type);
   };
   for (const required of explore.requiredFilters ?? []) {
     if (!(query.filters ?? []).some((f) => f.field === required.field && f.op === required.op)) {
@@ -80,8 +80,8 @@ export function compileMetricQuery(
   const having: string[] = [];
   for (const filter of query.filters ?? []) {
     const field = resolve(filter.field);
-    const expr = columnExpression(field);
-    const type = PG_TYPE[field.type]!;
+    const expr = columnExpression(dialect, field);
+    const type = field.type as SemanticValueType;
     const list = Array.isArray(filter.value) ? (filter.value as unknown[]) : null;
     let condition: string;
     if (isValuelessFilterOp(filter.op)) condition = `${expr} IS ${filter.op === 'is_null' ? '' : 'NOT '}NULL`;
@@ -94,7 +94,7 @@ export function compileMetricQuery(
           : `${expr} ${filter.op === 'in' ? '' : 'NOT '}IN (${list.map((v) => bind(v, type)).join(', ')})`;
     } else if (filter.op === 'contains' || filter.op === 'starts_with') {
       if (typeof filter.value !== 'string') throw invalid(source, field.id, `filter "${filter.op}" on "${field.id}" needs a string.`, explore.name);
-      condition = filter.op === 'contains' ? `strpos((${expr})::text, ${bind(filter.value, 'text')}) > 0` : `starts_with((${expr})::text, ${bind(filter.value, 'text')})`;
+      condition = filter.op === 'contains' ? dialect.contains(expr, bind(filter.value, 'string')) : dialect.startsWith(expr, bind(filter.value, 'string'));
     } else {
       if (filter.value === undefined || list !== null) throw invalid(source, field.id, `filter "${filter.op}" on "${field.id}" needs one value.`, explore.name);
       checkValue(source, field, filter.value);
@@ -104,7 +104,7 @@ export function compileMetricQuery(
     (field.kind === 'metric' ? having : where).push(condition);
   }
   let relation: string;
-  if (explore.table !== undefined) relation = explore.table.split('.').map(quoteIdent).join('.');
+  if (explore.table !== undefined) relation = dialect.quoteRelation(explore.table);
   else {
     const declared = new Map((explore.parameters ?? []).map((p) => [p.name, p]));
     relation = `(${explore.sql!.replace(/\{\{\s*([a-z][a-z0-9_]*)\s*\}\}/g, (_, name: string) => {
@@ -114,7 +114,7 @@ export function compileMetricQuery(
         if (p.required) throw invalid(source, name, `explore "${explore.name}" needs the parameter "${name}" (${p.type}) in "parameters".`, explore.name);
         return 'NULL';
       }
-      return bind(value, PG_TYPE[p.type]!);
+      return bind(value, p.type as SemanticValueType);
     })})`;
   }
   for (const p of explore.parameters ?? []) {
@@ -123,14 +123,14 @@ export function compileMetricQuery(
     }
   }
   const selected = [...dimensions, ...metrics];
-  const outputs = selected.map((f) => `${columnExpression(f)} AS ${quoteIdent(f.id)}`);
+  const outputs = selected.map((f) => `${columnExpression(dialect, f)} AS ${quote(f.id)}`);
   const order = (query.sorts ?? []).map((s) => {
     if (!selected.some((f) => f.id === s.field)) throw invalid(source, s.field, `sort field "${s.field}" is not among this query's dimensions or metrics.`, explore.name);
-    return `${quoteIdent(s.field)} ${s.direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
+    return dialect.orderBy(quote(s.field), s.direction);
   });
   const sql = [
     `SELECT ${outputs.join(', ')}`,
-    `FROM ${relation} AS "e"`,
+    `FROM ${relation} AS ${quote('e')}`,
     where.length ? `WHERE ${where.join(' AND ')}` : '',
     dimensions.length ? `GROUP BY ${dimensions.map((_, i) => i + 1).join(', ')}` : '',
     having.length ? `HAVING ${having.join(' AND ')}` : '',
@@ -143,6 +143,6 @@ export function compileMetricQuery(
     dimensions,
     metrics,
     orderBy: order.length ? `ORDER BY ${order.join(', ')}` : dimensions.length ? `ORDER BY ${dimensions.map((_, i) => i + 1).join(', ')}` : '',
-    limit: query.limit !== undefined ? `LIMIT ${query.limit}` : '',
+    limit: query.limit !== undefined ? dialect.limit(query.limit) : '',
   };
 }

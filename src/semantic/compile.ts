@@ -5,10 +5,11 @@
  * on the same datasource; join keys that are dimensions of matching type and
  * grain; and keys that cover every dimension of each source, so the join can
  * never repeat a row (fan-out). Each source becomes one complete CTE; the
- * merge's sorts and limit apply to the merged result only.
+ * merge's sorts and limit apply to the merged result only. The SQL is the
+ * dialect of the explores' datasource (`dialectOf`), never branched on here.
  */
 import type { Principal } from '../auth/principals.ts';
-import { quoteIdent } from '../columns/column-plan.ts';
+import type { SqlDialect } from '../datasources/driver.ts';
 import type { ResolvedField, SemanticCatalog } from './catalog.ts';
 import { compileMetricQuery, invalid } from './compile-metric.ts';
 import type { SemanticIntentT } from './intent.ts';
@@ -31,11 +32,11 @@ function grainOf(field: ResolvedField): string | null {
   return field.kind === 'dimension' ? field.grain : null;
 }
 
-export function compileIntent(catalog: SemanticCatalog, principal: Principal, intent: SemanticIntentT): CompiledIntent {
+export function compileIntent(catalog: SemanticCatalog, dialectOf: (datasource: string) => SqlDialect, principal: Principal, intent: SemanticIntentT): CompiledIntent {
   const parameters = intent.parameters ?? {};
   const params: unknown[] = [];
   if (intent.type === 'metric') {
-    const c = compileMetricQuery(catalog, principal, intent.query, parameters, params, null);
+    const c = compileMetricQuery(catalog, dialectOf, principal, intent.query, parameters, params, null);
     return {
       datasource: c.explore.datasource,
       sql: [c.sql, c.orderBy, c.limit].filter(Boolean).join('\n'),
@@ -49,7 +50,7 @@ export function compileIntent(catalog: SemanticCatalog, principal: Principal, in
     if (s.limit !== undefined) throw invalid(i, null, 'a merge source is always complete: move "limit" to the merge query.');
     if ((s.sorts ?? []).length > 0) throw invalid(i, s.sorts![0]!.field, 'a merge source is not sorted: move "sorts" to the merge query.');
   });
-  const compiled = sources.map((s, i) => compileMetricQuery(catalog, principal, s, parameters, params, i));
+  const compiled = sources.map((s, i) => compileMetricQuery(catalog, dialectOf, principal, s, parameters, params, i));
   const [left, right] = compiled as [(typeof compiled)[0], (typeof compiled)[0]];
   if (left.explore.datasource !== right.explore.datasource) {
     throw invalid(1, null, `explore "${right.explore.name}" is on datasource "${right.explore.datasource}", source 0 on "${left.explore.datasource}"; a merge needs one datasource.`);
@@ -72,6 +73,9 @@ export function compileIntent(catalog: SemanticCatalog, principal: Principal, in
   for (const d of right.dimensions) {
     if (!joinOn.some((p) => p.right === d.id)) throw invalid(1, d.id, `dimension "${d.id}" is not a join key, so each row of source 0 would repeat for each of its values (fan-out). Add it to joinOn or remove it from source 1.`);
   }
+  const dialect = dialectOf(left.explore.datasource);
+  const quote = (name: string) => dialect.quoteIdentifier(name);
+  const [s0, s1] = [quote('s0'), quote('s1')];
   const fields: ResultField[] = [];
   const outputs: string[] = [];
   const taken = new Set<string>();
@@ -84,15 +88,15 @@ export function compileIntent(catalog: SemanticCatalog, principal: Principal, in
   const columnOf = new Map<string, string>();
   for (const pair of joinOn) {
     const name = alias(pair.left);
-    const l = `"s0".${quoteIdent(pair.left)}`;
-    outputs.push(`${joinType === 'full' ? `COALESCE(${l}, "s1".${quoteIdent(pair.right)})` : l} AS ${quoteIdent(name)}`);
+    const l = `${s0}.${quote(pair.left)}`;
+    outputs.push(`${joinType === 'full' ? `COALESCE(${l}, ${s1}.${quote(pair.right)})` : l} AS ${quote(name)}`);
     fields.push({ id: pair.left, source: 0, kind: 'dimension' });
     columnOf.set(pair.left, name).set(pair.right, name);
   }
   compiled.forEach((c, i) => {
     for (const m of c.metrics) {
       const name = alias(m.id);
-      outputs.push(`"s${i}".${quoteIdent(m.id)} AS ${quoteIdent(name)}`);
+      outputs.push(`${quote(`s${i}`)}.${quote(m.id)} AS ${quote(name)}`);
       fields.push({ id: m.id, source: i as 0 | 1, kind: 'metric' });
       if (!columnOf.has(m.id)) columnOf.set(m.id, name);
     }
@@ -100,16 +104,16 @@ export function compileIntent(catalog: SemanticCatalog, principal: Principal, in
   const order = (intent.query.sorts ?? []).map((s) => {
     const column = columnOf.get(s.field);
     if (column === undefined) throw invalid(null, s.field, `sort field "${s.field}" is not a join key or a metric of either source.`);
-    return `${quoteIdent(column)} ${s.direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`;
+    return dialect.orderBy(quote(column), s.direction);
   });
-  if (order.length === 0) order.push(...joinOn.map((p) => `${quoteIdent(columnOf.get(p.left)!)} ASC NULLS LAST`));
-  const on = joinOn.map((p) => `"s0".${quoteIdent(p.left)} = "s1".${quoteIdent(p.right)}`).join(' AND ');
+  if (order.length === 0) order.push(...joinOn.map((p) => dialect.orderBy(quote(columnOf.get(p.left)!), 'asc')));
+  const on = joinOn.map((p) => `${s0}.${quote(p.left)} = ${s1}.${quote(p.right)}`).join(' AND ');
   const sql = [
-    `WITH "s0" AS (\n${left.sql}\n), "s1" AS (\n${right.sql}\n)`,
+    `WITH ${s0} AS (\n${left.sql}\n), ${s1} AS (\n${right.sql}\n)`,
     `SELECT ${outputs.join(', ')}`,
-    `FROM "s0" ${joinType.toUpperCase()} JOIN "s1" ON ${on}`,
+    `FROM ${s0} ${joinType.toUpperCase()} JOIN ${s1} ON ${on}`,
     `ORDER BY ${order.join(', ')}`,
-    intent.query.limit !== undefined ? `LIMIT ${intent.query.limit}` : '',
+    intent.query.limit !== undefined ? dialect.limit(intent.query.limit) : '',
   ]
     .filter(Boolean)
     .join('\n');

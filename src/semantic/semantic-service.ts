@@ -4,6 +4,7 @@
  * artifact). Both intents take this path; an invalid one never reaches it.
  */
 import type { Principal } from '../auth/principals.ts';
+import type { SqlDialect } from '../datasources/driver.ts';
 import type { Materialize } from '../worker/export-types.ts';
 import type { QueryService, WaitPolicy } from '../query/query-service.ts';
 import type { QueryAnswer } from '../query/query-view.ts';
@@ -30,14 +31,17 @@ export interface RunOptions {
 export class SemanticService {
   readonly catalog: SemanticCatalog;
   readonly #queries: QueryService;
+  readonly #dialectOf: (datasource: string) => SqlDialect;
 
-  constructor(catalog: SemanticCatalog, queries: QueryService) {
+  /** `dialectOf` answers the SQL dialect of an explore's datasource. */
+  constructor(catalog: SemanticCatalog, queries: QueryService, dialectOf: (datasource: string) => SqlDialect) {
     this.catalog = catalog;
     this.#queries = queries;
+    this.#dialectOf = dialectOf;
   }
 
   async run(principal: Principal, intent: SemanticIntentT, options: RunOptions = {}): Promise<SemanticRun> {
-    const compiled = compileIntent(this.catalog, principal, intent);
+    const compiled = compileIntent(this.catalog, this.#dialectOf, principal, intent);
     const answer = await this.#queries.run(
       principal,
       {

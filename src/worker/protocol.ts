@@ -7,9 +7,15 @@ import type { ParquetPart } from './export-types.ts';
 import type { ErrorData } from '../errors.ts';
 import type { ExportRequest, ExportResult, PreviewData } from './export-types.ts';
 
+/** Which datasource an export reads: the worker opens it with the export driver of its kind. */
+export interface DatasourceAddress {
+  kind: string;
+  url: string;
+}
+
 export interface ExportTask {
   type: 'export';
-  datasourceUrl: string;
+  datasource: DatasourceAddress;
   request: ExportRequest;
 }
 

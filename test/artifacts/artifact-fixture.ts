@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { BoundValue } from '../../src/artifacts/filter-values.ts';
 import type { PartFile } from '../../src/artifacts/read-sql.ts';
-import { planColumns, quoteIdent, quoteLiteral, type PlannedColumn } from '../../src/columns/column-plan.ts';
+import { quoteIdent, quoteLiteral, type PlannedColumn } from '../../src/columns/column-plan.ts';
+import { planPgColumns } from '../../src/datasources/postgres/pg-column-types.ts';
 
 /** A result column as PostgreSQL describes it: `numeric(12,2)` carries its precision and scale. */
 export interface ColumnSpec {
@@ -30,7 +31,7 @@ export interface ArtifactFixture {
 }
 
 export function planned(specs: ColumnSpec[]): PlannedColumn[] {
-  return planColumns(
+  return planPgColumns(
     specs.map(({ name, type }) => {
       const numeric = /^numeric\((\d+),(\d+)\)$/.exec(type);
       return {

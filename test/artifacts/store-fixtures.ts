@@ -4,8 +4,10 @@
  * worker pool serves the store's DuckDB reads, as in the server.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { connect } from '../../src/worker/export/pg-connect.ts';
-import { runExport } from '../../src/worker/export/export-run.ts';
+import { connect } from '../../src/datasources/postgres/export/pg-connect.ts';
+import { mkdirSync } from 'node:fs';
+import { runExport } from '../../src/datasources/postgres/export/export-run.ts';
+import { streamToParts } from '../../src/worker/export/stream-to-parts.ts';
 import type { ArtifactStore, StagedResult, Staging } from '../../src/artifacts/types.ts';
 import type { StoreWorkers } from '../../src/artifacts/store/store-context.ts';
 import { WorkerPool } from '../../src/worker/worker-pool.ts';
@@ -33,7 +35,10 @@ export async function createFixtures(): Promise<Fixtures> {
     async stage(store, text) {
       const staging = await store.begin();
       const stagingDir = staging.scratchDir;
-      const result = await runExport(client, duck, { sql: text, kind: 'select', params: [], previewRows: 0, materialize: 'always', limits: { maxRows: 10_000_000, maxBytes: 1e12, maxDurationMs: 60_000 }, stagingDir }, { onPreview: () => undefined, onProgress: () => undefined, onPart: () => undefined, onStopper: () => undefined });
+      const request = { sql: text, kind: 'select' as const, params: [], previewRows: 0, materialize: 'always' as const, limits: { maxRows: 10_000_000, maxBytes: 1e12, maxDurationMs: 60_000 }, stagingDir };
+      const hooks = { onPreview: () => undefined, onProgress: () => undefined, onPart: () => undefined, onStopper: () => undefined };
+      mkdirSync(stagingDir, { recursive: true });
+      const result = await runExport(client, request, (columns, source) => streamToParts(source, duck, request, columns, hooks));
       return { staging, parts: result.parts!, columns: result.columns, rowCount: result.rows, coverage: 'COMPLETE', boundedBy: null, sql: text, datasource: 'default' };
     },
     async close() {

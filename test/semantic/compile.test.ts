@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principals.ts';
 import { SemanticCatalog } from '../../src/semantic/catalog.ts';
 import { compileIntent } from '../../src/semantic/compile.ts';
+import { pgDialect } from '../../src/datasources/postgres/pg-dialect.ts';
 import { SemanticIntent } from '../../src/semantic/intent.ts';
 import { loadModels } from '../../src/semantic/load-models.ts';
 import { openDuck } from '../artifacts/artifact-fixture.ts';
@@ -115,7 +116,7 @@ afterAll(() => {
 });
 
 function compile(intent: unknown, principal: Principal = ANALYST) {
-  return compileIntent(catalog, principal, SemanticIntent.parse(intent));
+  return compileIntent(catalog, () => pgDialect, principal, SemanticIntent.parse(intent));
 }
 
 /** The compiled statement's rows, as DuckDB's JSON-safe values (decimals and counts as text). */
@@ -480,11 +481,11 @@ describe('the shipped model (models/shop.yml)', () => {
         type: 'metric',
         query: { explore: explore.name, dimensions: fields.filter((f) => f.kind === 'dimension').map((f) => f.id), metrics: fields.filter((f) => f.kind === 'metric').map((f) => f.id) },
       });
-      const compiled = compileIntent(shop, ADMIN, intent);
+      const compiled = compileIntent(shop, () => pgDialect, ADMIN, intent);
       const result = await c.runAndReadAll(compiled.sql, compiled.params as DuckDBValue[]);
       expect(result.columnNames(), explore.name).toEqual(fields.map((f) => f.id));
     }
-    const orders = compileIntent(shop, ADMIN, SemanticIntent.parse({ type: 'metric', query: { explore: 'orders', dimensions: ['orders.created_at_month'], metrics: ['orders.revenue', 'orders.customer_count'] } }));
+    const orders = compileIntent(shop, () => pgDialect, ADMIN, SemanticIntent.parse({ type: 'metric', query: { explore: 'orders', dimensions: ['orders.created_at_month'], metrics: ['orders.revenue', 'orders.customer_count'] } }));
     expect((await c.runAndReadAll(orders.sql, [])).getRowsJson()).toEqual([['2024-03-01 00:00:00+00', '20.00', '1']]);
   });
 });

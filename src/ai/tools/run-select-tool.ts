@@ -6,24 +6,12 @@
  * query's own LIMIT). A query still running at the request's deadline is
  * cancelled: a tool call cannot be polled.
  */
-import { parse } from 'libpg-query';
 import { z } from 'zod';
 import type { QueryData } from '../../query/query-types.ts';
 import { defineTool } from './tool-types.ts';
 import { ArtifactDecision, Column, Completeness, MODEL_ROWS, Rows } from './tool-schemas.ts';
 
-/** The statement's own top-level LIMIT, if it is a plain number. */
-async function ownLimit(sql: string): Promise<number | null> {
-  try {
-    const tree = (await parse(sql)) as { stmts: { stmt: { SelectStmt?: { limitCount?: { A_Const?: { ival?: { ival?: number } } } } } }[] };
-    const ival = tree.stmts[0]?.stmt.SelectStmt?.limitCount?.A_Const?.ival;
-    return ival === undefined ? null : (ival.ival ?? 0);
-  } catch {
-    return null;
-  }
-}
-
-async function notesOf(sql: string, data: QueryData): Promise<string[]> {
+async function notesOf(sql: string, data: QueryData, ownLimit: (sql: string) => Promise<number | null>): Promise<string[]> {
   const c = data.completeness;
   const notes: string[] = [];
   if (data.state === 'CANCELLED') notes.push('The query was still running at the request\u2019s time limit and was cancelled.');
@@ -58,6 +46,6 @@ export const runSelectTool = defineTool({
       { waitMs: Math.max(0, ctx.deadline - Date.now()), onTimeout: 'cancel' },
     );
     if (data.artifact?.decision === 'CREATED' && data.artifact.id) ctx.artifacts.push(data.artifact.id);
-    return { columns: data.preview.columns, rows: data.preview.rows, completeness: data.completeness, artifact: data.artifact, notes: await notesOf(input.sql, data) };
+    return { columns: data.preview.columns, rows: data.preview.rows, completeness: data.completeness, artifact: data.artifact, notes: await notesOf(input.sql, data, (sql) => ctx.datasource.driver.ownLimit(sql)) };
   },
 });

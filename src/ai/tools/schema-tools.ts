@@ -1,8 +1,7 @@
 /** list_datasources, list_tables and describe_table: the schema, as the caller may see it. */
 import { z } from 'zod';
 import { describeTable, listTables } from '../../datasources/introspection.ts';
-import { SluiceError, toSluiceError } from '../../errors.ts';
-import { splitTableName } from '../../routes/datasources/handlers.ts';
+import { SluiceError } from '../../errors.ts';
 import { defineTool } from './tool-types.ts';
 import { TableDetail, TableSummary } from './tool-schemas.ts';
 
@@ -40,9 +39,7 @@ export const listTablesTool = defineTool({
   output: z.strictObject({ tables: z.array(TableSummary), returned: z.number().int(), total: z.number().int(), complete: z.boolean() }),
   list: 'tables',
   async run(input, ctx) {
-    const { tables, total } = await listTables(ctx.datasource, { schema: input.schema, search: input.search, limit: LISTED_TABLES }).catch((e: unknown) => {
-      throw toSluiceError(e);
-    });
+    const { tables, total } = await listTables(ctx.datasource, { schema: input.schema, search: input.search, limit: LISTED_TABLES });
     return { tables, returned: tables.length, total, complete: tables.length >= total };
   },
 });
@@ -58,10 +55,8 @@ export const describeTableTool = defineTool({
   output: TableDetail,
   list: 'columns',
   async run(input, ctx) {
-    const [schema, name] = splitTableName(input.table);
-    const detail = await describeTable(ctx.datasource, schema, name).catch((e: unknown) => {
-      throw toSluiceError(e);
-    });
+    const [schema, name] = ctx.datasource.driver.dialect.splitTableName(input.table);
+    const detail = await describeTable(ctx.datasource, schema, name);
     if (detail === null) throw new SluiceError('NOT_FOUND', `No table ${schema}.${name}; use list_tables to see what exists.`);
     return detail;
   },

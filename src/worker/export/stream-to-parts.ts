@@ -14,7 +14,7 @@ import { CsvRecordScanner } from './csv-record-scanner.ts';
 import { readCsvSql, type PartShape } from './duckdb-csv.ts';
 import type { Cap, ExportHooks, ExportRequest, ExportResult } from '../export-types.ts';
 import { PartWriter } from './part-writer.ts';
-import type { RowSource } from './row-sources.ts';
+import type { RowSource } from './row-source.ts';
 
 // 16 MiB parts keep DuckDB's conversion memory (and so the process's peak RSS) small while
 // still being large enough that conversion overlaps the next part's download (measured:

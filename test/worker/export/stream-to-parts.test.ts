@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../../../src/columns/column-plan.ts';
 import { CsvRecordScanner } from '../../../src/worker/export/csv-record-scanner.ts';
 import type { ExportRequest, PreviewData } from '../../../src/worker/export-types.ts';
-import { csvRecord, type RowSource, type SourceChunk } from '../../../src/worker/export/row-sources.ts';
+import { csvRecord, type RowSource, type SourceChunk } from '../../../src/datasources/postgres/export/row-sources.ts';
 import { streamToParts } from '../../../src/worker/export/stream-to-parts.ts';
 import { openDuck, planned } from '../../artifacts/artifact-fixture.ts';
 

@@ -3,7 +3,7 @@
  * wrapper, so the text it streams already follows the contract's value
  * encoding where the column model stores text (bytea, arrays).
  */
-import type { PlannedColumn } from '../../columns/column-plan.ts';
+import type { PlannedColumn } from '../../../columns/column-plan.ts';
 
 /**
  * The expression PostgreSQL evaluates for a column inside the COPY wrapper,

@@ -2,11 +2,11 @@
  * The messages between the API thread and the embedded Postgres worker, and
  * the data the worker starts with. Both sides import this module, so a change
  * to a message is a type error on both ends rather than a silent mismatch.
- * The conventions are the query workers' (src/query/worker-protocol.ts):
+ * The conventions are the query workers' (src/worker/protocol.ts):
  * `ready` once it can serve, `log` lines for the operator, failures as
  * ErrorData, never as thrown objects.
  */
-import type { ErrorData } from '../../errors.ts';
+import type { ErrorData } from '../../../errors.ts';
 
 export interface EmbeddedWorkerData {
   /** Directory PGlite keeps its files in; created when missing. */

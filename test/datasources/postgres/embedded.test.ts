@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/datasources/embedded/start-embedded.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../../src/datasources/postgres/embedded/start-embedded.ts';
 
 // Pinned on purpose: the seed is deterministic, so a change here means every
 // install would see different numbers.
@@ -118,7 +118,7 @@ describe('embedded postgres', () => {
     // A child process has nothing else keeping it alive: it exits by itself
     // only if the worker thread is really gone.
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-    const entry = new URL('../../src/datasources/embedded/start-embedded.ts', import.meta.url).href;
+    const entry = new URL('../../../src/datasources/postgres/embedded/start-embedded.ts', import.meta.url).href;
     const script = `
       const { startEmbeddedPostgres } = await import(${JSON.stringify(entry)});
       const pg = await startEmbeddedPostgres({ dataDir: ${JSON.stringify(join(dir, 'pg'))}, log: () => {} });

@@ -1,34 +1,28 @@
 /**
- * One export, from SQL to Parquet parts, inside a query worker, on the
- * worker's node-postgres session. It runs the statement in a READ ONLY
- * transaction with a statement timeout, streams the CSV through the record
- * scanner into rolling parts, fills the preview from the first part, and
- * applies the caps at exact record boundaries: the artifact is either the
- * whole result or a prefix that says which cap cut it.
+ * One export on PostgreSQL, inside a query worker, on the worker's
+ * node-postgres session: the statement in a READ ONLY transaction with a
+ * statement timeout and the session settings the value encoding relies on,
+ * its columns described before any row is fetched, and its rows handed to
+ * the core as PostgreSQL's CSV (COPY, or a cursor where COPY cannot run),
+ * which applies the caps at exact record boundaries.
  */
-import { mkdirSync } from 'node:fs';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type pg from 'pg';
-import { SluiceError, toSluiceError } from '../../errors.ts';
-import { planColumns, type PlannedColumn } from '../../columns/column-plan.ts';
+import { SluiceError } from '../../../errors.ts';
+import type { PlannedColumn } from '../../../columns/column-plan.ts';
+import type { ConsumeRows } from '../../driver.ts';
+import { planPgColumns } from '../pg-column-types.ts';
+import { toPgSluiceError } from '../pg-errors.ts';
 import { sourceExpression } from './source-expression.ts';
 import { describeQuery } from './describe-query.ts';
 import { CancelRequest } from './cancel-request.ts';
 import { connectionLost } from './pg-connect.ts';
 import { openCopySource, openCursorSource, type RowSource } from './row-sources.ts';
-import type { ExportHooks, ExportRequest, ExportResult } from '../export-types.ts';
-import { streamToParts } from './stream-to-parts.ts';
+import type { ExportRequest, ExportResult } from '../../../worker/export-types.ts';
 
 /** PostgreSQL's own timeout sits behind the duration cap, so the cap (a clean prefix) fires first. */
 const STATEMENT_TIMEOUT_GRACE_MS = 2_000;
 
-export async function runExport(
-  client: pg.Client,
-  duck: DuckDBConnection,
-  request: ExportRequest,
-  hooks: ExportHooks,
-): Promise<ExportResult> {
-  mkdirSync(request.stagingDir, { recursive: true });
+export async function runExport(client: pg.Client, request: ExportRequest, consume: ConsumeRows): Promise<ExportResult> {
   const canceller = new CancelRequest(client);
   try {
     await client.query('BEGIN READ ONLY');
@@ -36,7 +30,7 @@ export async function runExport(
     throw failure(client, error);
   }
   try {
-    const result = await inTransaction(client, duck, request, hooks, () => canceller.send());
+    const result = await inTransaction(client, request, consume, () => canceller.send());
     // A cancel sent as the statement ended must reach the session before the next statement does.
     await canceller.settled();
     await client.query('COMMIT');
@@ -51,15 +45,14 @@ export async function runExport(
 
 /** The contract error for what the export threw: a lost connection is retryable, whatever its first symptom said. */
 function failure(client: pg.Client, error: unknown): SluiceError {
-  if (!connectionLost(client)) return toSluiceError(error);
-  return toSluiceError(Object.assign(new Error('The connection to the database ended.'), { code: 'CONNECTION_CLOSED', cause: error }));
+  if (!connectionLost(client)) return toPgSluiceError(error);
+  return toPgSluiceError(Object.assign(new Error('The connection to the database ended.'), { code: 'CONNECTION_CLOSED', cause: error }));
 }
 
 async function inTransaction(
   client: pg.Client,
-  duck: DuckDBConnection,
   request: ExportRequest,
-  hooks: ExportHooks,
+  consume: ConsumeRows,
   cancel: () => void,
 ): Promise<ExportResult> {
   await client.query(
@@ -78,9 +71,9 @@ async function inTransaction(
   if (described.columns.length === 0) {
     throw new SluiceError('VALIDATION_ERROR', 'The statement returns no columns; select at least one column.');
   }
-  const columns = planColumns(described.columns);
+  const columns = planPgColumns(described.columns);
   const source = openSource(client, request, columns, described.columns.map((c) => c.elementTypname), cancel);
-  return streamToParts(source, duck, request, columns, hooks);
+  return consume(columns, source);
 }
 
 function openSource(

@@ -7,11 +7,11 @@
  */
 import { resolve } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { fromErrorData, SluiceError, toSluiceError } from '../../errors.ts';
-import { spawnWorker } from '../../runtime/spawn-worker.ts';
+import { fromErrorData, SluiceError, toSluiceError } from '../../../errors.ts';
+import { spawnWorker } from '../../../runtime/spawn-worker.ts';
 import { isWorkerToParent, type EmbeddedWorkerData, type ParentToWorker } from './protocol.ts';
 
-const WORKER_ENTRY = new URL('../../../workers/embedded-postgres.ts', import.meta.url);
+const WORKER_ENTRY = new URL('../../../../workers/embedded-postgres.ts', import.meta.url);
 
 /** Closing PGlite takes well under a second; a query still running does not yield. */
 const STOP_TIMEOUT_MS = 10_000;

@@ -3,7 +3,7 @@
  * query parameters node-postgres does not know are sent as settings.
  */
 import { describe, expect, it } from 'vitest';
-import { clientConfig } from '../../../src/worker/export/pg-connect.ts';
+import { clientConfig } from '../../../src/datasources/postgres/export/pg-connect.ts';
 
 describe('clientConfig', () => {
   it('passes unknown URL parameters as -c settings, escaped, and keeps the known ones', () => {

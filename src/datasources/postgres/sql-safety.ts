@@ -7,26 +7,12 @@
  * It also labels SQL for the chat feature, which never runs what it labels.
  */
 import { hasSqlDetails, parse } from 'libpg-query';
-import { SluiceError } from '../errors.ts';
+import { SluiceError } from '../../errors.ts';
 import { deniedFunctionReason } from './sql-functions.ts';
 import { isDefinition, nodeOf, statementLabel, walk, type Body } from './sql-tree.ts';
-import type { SqlBlockKind } from '../vocabulary.ts';
-import type { StatementKind } from '../worker/export-types.ts';
-
-export type { StatementKind } from '../worker/export-types.ts';
-
-export interface CheckedStatement {
-  kind: StatementKind;
-  /** The statement text, trimmed of surrounding whitespace and the trailing semicolon. */
-  sql: string;
-  /**
-   * Characters (code points, as PostgreSQL counts error positions) of the sent
-   * text before `sql`: what turns a position in `sql` into one in the sent text.
-   */
-  offset: number;
-  /** The highest $n used, 0 if none. */
-  paramCount: number;
-}
+import type { SqlBlockKind } from '../../vocabulary.ts';
+import type { StatementKind } from '../../worker/export-types.ts';
+import type { CheckedStatement } from '../driver.ts';
 
 interface RawStatement { stmt: Body; stmt_location?: number; stmt_len?: number }
 

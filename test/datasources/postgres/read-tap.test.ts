@@ -6,8 +6,8 @@
  */
 import { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { clientConfig } from '../../../src/worker/export/pg-connect.ts';
-import { connectionSocket, readTapOf, tapSocket } from '../../../src/worker/export/read-tap.ts';
+import { clientConfig } from '../../../src/datasources/postgres/export/pg-connect.ts';
+import { connectionSocket, readTapOf, tapSocket } from '../../../src/datasources/postgres/export/read-tap.ts';
 import { testClient } from './test-client.ts';
 
 const client = testClient();

@@ -5,7 +5,7 @@
  * NULL and the empty string apart on both.
  */
 import { describe, expect, it } from 'vitest';
-import { csvRecord, openCopySource, openCursorSource, type RowSource } from '../../../src/worker/export/row-sources.ts';
+import { csvRecord, openCopySource, openCursorSource, type RowSource } from '../../../src/datasources/postgres/export/row-sources.ts';
 import { testClient } from './test-client.ts';
 
 const client = testClient();

@@ -5,8 +5,8 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeQuery } from '../../../src/worker/export/describe-query.ts';
-import { clientConfig } from '../../../src/worker/export/pg-connect.ts';
+import { describeQuery } from '../../../src/datasources/postgres/export/describe-query.ts';
+import { clientConfig } from '../../../src/datasources/postgres/export/pg-connect.ts';
 
 const SCHEMA = `qtest_describe_${process.pid}`;
 let client: pg.Client;

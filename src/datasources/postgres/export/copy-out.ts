@@ -18,7 +18,7 @@
 import type { Duplex } from 'node:stream';
 import type pg from 'pg';
 import { readTapOf, type ReadTap } from './read-tap.ts';
-import type { SourceChunk } from './row-source.ts';
+import type { SourceChunk } from '../../../worker/export/row-source.ts';
 
 const COPY_DATA = 0x64; // 'd'
 const COPY_DONE = 0x63; // 'c'

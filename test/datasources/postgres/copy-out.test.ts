@@ -6,8 +6,8 @@
  * socket reads arrives whole; and the session goes on afterwards.
  */
 import { describe, expect, it } from 'vitest';
-import { CopyOut } from '../../../src/worker/export/copy-out.ts';
-import type { SourceChunk } from '../../../src/worker/export/row-sources.ts';
+import { CopyOut } from '../../../src/datasources/postgres/export/copy-out.ts';
+import type { SourceChunk } from '../../../src/datasources/postgres/export/row-sources.ts';
 import { testClient } from './test-client.ts';
 
 const client = testClient();

@@ -6,7 +6,7 @@
  * numerics stay unconstrained (kept as text).
  */
 import type pg from 'pg';
-import type { ColumnTypeInfo } from '../../columns/column-plan.ts';
+import type { ColumnTypeInfo } from '../pg-column-types.ts';
 import { DescribeStatement } from './describe-statement.ts';
 
 export async function describeQuery(client: pg.Client, text: string): Promise<{

@@ -1,7 +1,7 @@
 /** A node-postgres client on the test database for one file's tests: connected before them, ended after. */
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
-import { clientConfig } from '../../../src/worker/export/pg-connect.ts';
+import { clientConfig } from '../../../src/datasources/postgres/export/pg-connect.ts';
 
 export function testClient(): () => pg.Client {
   let client: pg.Client | undefined;

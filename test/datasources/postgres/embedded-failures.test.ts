@@ -7,9 +7,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres } from '../../src/datasources/embedded/start-embedded.ts';
-import { skipNote } from '../helpers/skip-note.ts';
-import { mountTinyDisk, TINY_DISK_SKIP_REASON } from '../helpers/tiny-disk.ts';
+import { startEmbeddedPostgres } from '../../../src/datasources/postgres/embedded/start-embedded.ts';
+import { skipNote } from '../../helpers/skip-note.ts';
+import { mountTinyDisk, TINY_DISK_SKIP_REASON } from '../../helpers/tiny-disk.ts';
 
 let dir: string;
 beforeAll(async () => {

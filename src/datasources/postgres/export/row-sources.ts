@@ -11,9 +11,9 @@
 import Cursor from 'pg-cursor';
 import type pg from 'pg';
 import { CopyOut } from './copy-out.ts';
-import type { RowSource, SourceChunk } from './row-source.ts';
+import type { RowSource, SourceChunk } from '../../../worker/export/row-source.ts';
 
-export type { RowSource, SourceChunk } from './row-source.ts';
+export type { RowSource, SourceChunk } from '../../../worker/export/row-source.ts';
 
 const CURSOR_BATCH = 5_000;
 

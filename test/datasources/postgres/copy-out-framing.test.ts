@@ -13,8 +13,8 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { CopyOut } from '../../../src/worker/export/copy-out.ts';
-import { tapSocket } from '../../../src/worker/export/read-tap.ts';
+import { CopyOut } from '../../../src/datasources/postgres/export/copy-out.ts';
+import { tapSocket } from '../../../src/datasources/postgres/export/read-tap.ts';
 import type { SourceChunk } from '../../../src/worker/export/row-source.ts';
 
 function message(code: string, body: Buffer): Buffer {

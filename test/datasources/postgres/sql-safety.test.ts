@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { SluiceError, type ErrorCode } from '../../src/errors.ts';
-import { checkReadOnly, classifySql } from '../../src/query/sql-safety.ts';
-import { DENIED_FUNCTIONS, deniedFunctionReason } from '../../src/query/sql-functions.ts';
+import { SluiceError, type ErrorCode } from '../../../src/errors.ts';
+import { checkReadOnly, classifySql } from '../../../src/datasources/postgres/sql-safety.ts';
+import { DENIED_FUNCTIONS, deniedFunctionReason } from '../../../src/datasources/postgres/sql-functions.ts';
 
 async function failure(sql: string): Promise<SluiceError> {
   try {

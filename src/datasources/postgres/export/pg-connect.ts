@@ -23,11 +23,11 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * A datasource URL may carry session settings as query parameters
- * (`?TimeZone=UTC`), which postgres.js, on the API thread, sends at startup.
- * node-postgres ignores parameters it does not know, so they are passed as
- * `-c name=value` options: the URL means the same session on both drivers.
+ * (`?TimeZone=UTC`), as libpq and postgres.js take them. node-postgres
+ * ignores parameters it does not know, so they are passed as `-c name=value`
+ * options: the URL means the same session as it does to psql.
  */
-export function clientConfig(url: string): pg.ClientConfig {
+export function sessionConfig(url: string): pg.ClientConfig {
   const parsed = new URL(url);
   const options: string[] = [];
   for (const [name, value] of [...parsed.searchParams]) {
@@ -38,11 +38,18 @@ export function clientConfig(url: string): pg.ClientConfig {
   }
   return {
     connectionString: parsed.toString(),
-    application_name: 'sluice',
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...(options.length > 0 ? { options: options.join(' ') } : {}),
+  };
+}
+
+/** The export's session: every value as PostgreSQL's text, on a socket whose reads a COPY can take without an allocation each. */
+export function clientConfig(url: string): pg.ClientConfig {
+  return {
+    ...sessionConfig(url),
+    application_name: 'sluice',
     types: AS_TEXT,
     ...(connectionSocket ? { stream: connectionSocket } : {}),
-    ...(options.length > 0 ? { options: options.join(' ') } : {}),
   };
 }
 

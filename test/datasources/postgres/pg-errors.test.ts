@@ -1,0 +1,23 @@
+/** PostgreSQL's own errors in the contract's codes, mapped by its driver before anything generic. */
+import { describe, expect, it } from 'vitest';
+import { pgError, toPgSluiceError } from '../../../src/datasources/postgres/pg-errors.ts';
+
+describe('pgError', () => {
+  it('turns a PostgreSQL error into SQL_ERROR with its position and SQLSTATE', () => {
+    const e = toPgSluiceError({ code: '42703', severity: 'ERROR', message: 'column "x" does not exist', position: '8', hint: 'Perhaps y' });
+    expect(e.code).toBe('SQL_ERROR');
+    expect(e.message).toBe('column "x" does not exist');
+    expect(e.details).toEqual({ sqlState: '42703', position: 8, hint: 'Perhaps y' });
+  });
+
+  it('names a refused write READ_ONLY_VIOLATION and a statement timeout QUERY_TIMEOUT', () => {
+    expect(toPgSluiceError({ code: '25006', severity: 'ERROR', message: 'cannot execute INSERT in a read-only transaction' }).code).toBe('READ_ONLY_VIOLATION');
+    expect(toPgSluiceError({ code: '57014', severity: 'ERROR', message: 'canceling statement due to statement timeout' }).code).toBe('QUERY_TIMEOUT');
+  });
+
+  it('leaves what the server did not report to the generic mapping', () => {
+    expect(pgError(Object.assign(new Error('read EPIPE'), { code: 'EPIPE' }))).toBeUndefined();
+    expect(pgError(new Error('boom'))).toBeUndefined();
+    expect(toPgSluiceError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })).details).toMatchObject({ retryable: true });
+  });
+});
