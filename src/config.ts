@@ -34,23 +34,47 @@ export interface S3Setting {
   forcePathStyle: boolean;
 }
 
-export interface Config {
+/** Where the server listens, what it serves from, and who may call it. */
+export interface ServerSettings {
   port: number;
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
   datasources: DatasourceSetting[];
   tokens: TokenSetting[] | undefined;
+  bodyLimitBytes: number;
+  /** Requests a principal may make per minute (a token bucket, so short bursts up to this many are fine). */
+  rateLimitPerMinute: number;
+  modelsDir: string;
+}
+
+/** The caps every query runs under, and the threads that run them. */
+export interface QuerySettings {
   previewRows: number;
   maxRows: number;
   maxBytes: number;
   maxDurationMs: number;
+  /** Queries one principal may have running at once; more are refused with RATE_LIMITED. */
+  maxConcurrentQueries: number;
+  queryWorkers: number;
+  readWorkers: number;
+}
+
+/** Where artifacts are kept, for how long, and how much of them each principal may hold. */
+export interface StoreSettings {
   artifactTtlS: number;
   principalQuotaBytes: number;
   workspaceQuotaBytes: number;
-  queryWorkers: number;
-  readWorkers: number;
-  bodyLimitBytes: number;
+  artifactBytes: ArtifactBytesSetting;
+  s3: S3Setting;
+  /** Bound on the local cache of remote Parquet parts, in bytes. */
+  cacheBytes: number;
+  /** PostgreSQL URL of the artifact catalog shared by replicas; unset: SQLite in the data dir. */
+  catalogUrl: string | undefined;
+}
+
+/** The model provider, and the bounds on what the agent and MCP put in front of a model. */
+export interface AiSettings {
   openai: { apiKey: string | undefined; baseUrl: string | undefined; model: string };
   /** The most model calls one agent request may make; a request asking for more gets this. */
   aiMaxIters: number;
@@ -60,18 +84,10 @@ export interface Config {
   aiToolMaxChars: number;
   /** The largest MCP tool result, in characters (MCP clients reject larger ones). */
   mcpMaxChars: number;
-  /** Requests a principal may make per minute (a token bucket, so short bursts up to this many are fine). */
-  rateLimitPerMinute: number;
-  /** Queries one principal may have running at once; more are refused with RATE_LIMITED. */
-  maxConcurrentQueries: number;
-  modelsDir: string;
-  artifactBytes: ArtifactBytesSetting;
-  s3: S3Setting;
-  /** Bound on the local cache of remote Parquet parts, in bytes. */
-  cacheBytes: number;
-  /** PostgreSQL URL of the artifact catalog shared by replicas; unset: SQLite in the data dir. */
-  catalogUrl: string | undefined;
 }
+
+/** Everything the server reads from its environment, in groups by concern. */
+export interface Config extends ServerSettings, QuerySettings, StoreSettings, AiSettings {}
 
 type Env = Record<string, string | undefined>;
 
