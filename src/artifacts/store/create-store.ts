@@ -12,38 +12,40 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SluiceError } from '../../errors.ts';
-import { FILTER_OPS, type ArtifactStore, type Capabilities, type StoreHealth } from '../types.ts';
-import { DOWNLOAD_FORMATS } from '../../vocabulary.ts';
+import type { ArtifactStore, Capabilities, StoreHealth } from '../types.ts';
+import { checkAggregate, checkFormat, checkRead, STORE_CAPABILITIES } from './capabilities.ts';
 import { decodeListCursor, encodeListCursor } from './list-cursor.ts';
 import { collector } from './store-collect.ts';
 import type { StoreContext } from './store-context.ts';
 import { aggregate, download, readable, readPage } from './store-reads.ts';
 import { beginStaging } from './store-staging.ts';
 
-const CAPABILITIES: Capabilities = {
-  projection: true,
-  filterOps: [...FILTER_OPS],
-  sort: true,
-  aggregate: true,
-  formats: [...DOWNLOAD_FORMATS],
-};
-
 export interface Store extends ArtifactStore {
   /** Removes scratch directories and download files an earlier run of this process left (a crash); run after start. */
   sweepScratch(): Promise<number>;
 }
 
-export function createStore(ctx: StoreContext, closeAll: () => Promise<void>): Store {
+/** `capabilities` are what this store declares and holds every request to (a test narrows them). */
+export function createStore(ctx: StoreContext, closeAll: () => Promise<void>, capabilities: Capabilities = STORE_CAPABILITIES): Store {
   for (const dir of [ctx.stagingRoot, ctx.downloadsRoot]) mkdirSync(dir, { recursive: true });
   // Only what an earlier process left is swept; exports of this one stage beside it.
   const leftovers = [ctx.stagingRoot, ctx.downloadsRoot].flatMap((dir) => readdirSync(dir).map((e) => join(dir, e)));
   return {
-    capabilities: CAPABILITIES,
+    capabilities,
     begin: () => beginStaging(ctx),
     get: async (principal, id) => (await readable(ctx, principal, id)).meta,
-    read: (principal, id, request) => readPage(ctx, principal, id, request),
-    aggregate: (principal, id, request) => aggregate(ctx, principal, id, request),
-    download: (principal, id, format) => download(ctx, principal, id, format),
+    async read(principal, id, request) {
+      checkRead(capabilities, request);
+      return readPage(ctx, principal, id, request);
+    },
+    async aggregate(principal, id, request) {
+      checkAggregate(capabilities, request);
+      return aggregate(ctx, principal, id, request);
+    },
+    async download(principal, id, format) {
+      checkFormat(capabilities, format);
+      return download(ctx, principal, id, format);
+    },
     async list(principal, sessionId, after, limit) {
       const page = await ctx.catalog.list(principal, { sessionId, after: after === undefined ? undefined : decodeListCursor(after), limit });
       return { artifacts: page.artifacts, nextCursor: page.next === null ? null : encodeListCursor(page.next) };
