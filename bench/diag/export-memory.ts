@@ -2,7 +2,7 @@
  * Where the export's resident memory goes, in one process: the peak RSS
  * (VmHWM, reset between stages through /proc/self/clear_refs) of
  *   0. a Sluice server at rest, before any query (five JS isolates: the API and 2+2 workers);
- *   1. receiving the COPY on node-postgres (src/worker/export/copy-out.ts) and writing CSV parts (no DuckDB);
+ *   1. receiving the COPY on node-postgres (src/datasources/postgres/export/copy-out.ts) and writing CSV parts (no DuckDB);
  *   2. DuckDB converting one 32 MiB CSV part to Parquet, per setting;
  *   3. a whole export through the API.
  * Each figure is the peak minus the RSS the stage started from.

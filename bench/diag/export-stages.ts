@@ -4,7 +4,7 @@
  *   1. psql COPY CSV (what Sluice asks for), and COPY CSV with FORCE_QUOTE * (what it asked for before), to /dev/null;
  *   2. receiving the same COPY on node-postgres and discarding it: through pg-copy-streams
  *      (chunks of whole socket reads; + the record scanner per chunk to count rows), and
- *      through src/worker/export/copy-out.ts (rows counted from the CopyData messages);
+ *      through src/datasources/postgres/export/copy-out.ts (rows counted from the CopyData messages);
  *   3. copy-out + writeSync of each chunk into 32 MiB CSV part files;
  *   4. DuckDB read_csv → Parquet of those parts, one after another, per DuckDB setting;
  *   5. SHA-256 of the Parquet parts.
