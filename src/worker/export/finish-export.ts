@@ -7,7 +7,7 @@
  * preview can still be given.
  */
 import type { PlannedColumn } from '../../columns/column-plan.ts';
-import { diskFullError, isDiskFull, SluiceError, toSluiceError } from '../../errors.ts';
+import { diskFullError, isDiskFull, SluiceError } from '../../errors.ts';
 import type { ExportRequest, ExportResult } from '../export-types.ts';
 import type { CapTracker } from './cap-tracker.ts';
 import type { ExportPreview } from './export-preview.ts';
@@ -38,7 +38,8 @@ export async function finishExport(pieces: ExportPieces, failure: unknown, reque
   }
   if (failure !== null || stops.reason === 'cancel') {
     await writer.abandon();
-    if (failure !== null) throw toSluiceError(failure);
+    // As it came: the driver maps its engine's errors (a SQLSTATE is the engine's to name), then toSluiceError the rest.
+    if (failure !== null) throw failure;
     throw new SluiceError('QUERY_CANCELLED', 'The query was cancelled.');
   }
   if (stops.cutByDeadline) caps.deadlineCut();
