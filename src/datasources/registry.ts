@@ -48,7 +48,12 @@ export class DatasourceRegistry {
 
   add(spec: DatasourceSpec): void {
     const embedded = spec.embedded === true;
-    const kind = kindOf(spec.url);
+    let kind: DatasourceKind;
+    try {
+      kind = kindOf(spec.url);
+    } catch (error) {
+      throw new SluiceError('VALIDATION_ERROR', `Datasource "${spec.id}": ${(error as Error).message}`);
+    }
     const driver = openDriver(kind, { id: spec.id, url: spec.url, embedded }, this.#log);
     this.#starting.delete(spec.id);
     this.#byId.set(spec.id, {
