@@ -17,7 +17,6 @@ import type { DatasourceRegistry } from './datasources/registry.ts';
 import { SluiceError, toSluiceError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import type { QueryService } from './query/query-service.ts';
-import { registerAggregateAndDownload } from './routes/artifacts/aggregate-download.ts';
 import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
 import { registerSessionRoutes } from './routes/sessions/handlers.ts';
 import { registerAiRoutes } from './routes/ai/handlers.ts';
@@ -106,7 +105,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   registerQueryRoutes(app, deps.queries);
   registerArtifactRoutes(app, deps.store, deps.cursors);
-  registerAggregateAndDownload(app, deps.store);
   registerSessionRoutes(app, deps.store, deps.artifactTtlS);
   registerSemanticRoutes(app, deps.semantic, deps.visualizations);
   registerAiRoutes(app, deps.llm, {
