@@ -30,7 +30,7 @@ import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
 import { registerConsole } from './routes/system/console.ts';
 import { registerDocs } from './routes/system/docs.ts';
-import { registerHealth, type Readiness } from './routes/system/health.ts';
+import { registerHealthRoutes, type Readiness } from './routes/system/handlers.ts';
 import { API_TAGS } from './routes/common/tags.ts';
 
 export interface AppDeps {
@@ -85,7 +85,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   app.notFound((c) => c.json(errorBody(new SluiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}.`)), 404));
 
-  registerHealth(app, deps.readiness);
+  registerHealthRoutes(app, deps.readiness);
   registerDocs(app);
   registerConsole(app);
   app.use(
