@@ -17,7 +17,6 @@ import type { DatasourceRegistry } from './datasources/registry.ts';
 import { SluiceError, toSluiceError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import type { QueryService } from './query/query-service.ts';
-import { registerAggregateAndDownload } from './routes/artifacts/aggregate-download.ts';
 import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
 import { registerSessionRoutes } from './routes/sessions/handlers.ts';
 import { registerAiRoutes } from './routes/ai/handlers.ts';
@@ -31,7 +30,7 @@ import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
 import { registerConsole } from './routes/system/console.ts';
 import { registerDocs } from './routes/system/docs.ts';
-import { registerHealth, type Readiness } from './routes/system/health.ts';
+import { registerHealthRoutes, type Readiness } from './routes/system/handlers.ts';
 import { API_TAGS } from './routes/common/tags.ts';
 
 export interface AppDeps {
@@ -86,7 +85,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   app.notFound((c) => c.json(errorBody(new SluiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}.`)), 404));
 
-  registerHealth(app, deps.readiness);
+  registerHealthRoutes(app, deps.readiness);
   registerDocs(app);
   registerConsole(app);
   app.use(
@@ -106,7 +105,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   registerQueryRoutes(app, deps.queries);
   registerArtifactRoutes(app, deps.store, deps.cursors);
-  registerAggregateAndDownload(app, deps.store);
   registerSessionRoutes(app, deps.store, deps.artifactTtlS);
   registerSemanticRoutes(app, deps.semantic, deps.visualizations);
   registerAiRoutes(app, deps.llm, {

@@ -18,7 +18,7 @@ import { DatasourceRegistry, type DatasourceSpec } from './datasources/registry.
 import { QueryService } from './query/query-service.ts';
 import { WorkerPool } from './worker/worker-pool.ts';
 import type { QueryWorkerData } from './worker/protocol.ts';
-import type { Readiness } from './routes/system/health.ts';
+import type { Readiness } from './routes/system/handlers.ts';
 import { serve } from './runtime/serve.ts';
 import { createLlm } from './ai/llm.ts';
 import { SemanticCatalog } from './semantic/catalog.ts';

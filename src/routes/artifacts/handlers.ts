@@ -1,11 +1,14 @@
-/** Handlers of /api/artifacts. */
+/**
+ * Handlers of /api/artifacts: describe, list, page, aggregate, download and
+ * delete. Every one re-authorizes the caller against the artifact.
+ */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { requireRole, type AppEnv } from '../../auth/middleware.ts';
 import type { CursorCodec } from '../../artifacts/cursor.ts';
 import { readArtifactPage } from '../../artifacts/read-page.ts';
 import type { ArtifactMeta, ArtifactStore } from '../../artifacts/types.ts';
 import { ok } from '../common/envelope.ts';
-import { deleteArtifact, getArtifact, listArtifacts, readArtifact } from './routes.ts';
+import { aggregateArtifact, deleteArtifact, downloadArtifact, getArtifact, listArtifacts, readArtifact } from './routes.ts';
 
 const DEFAULT_PAGE = 100;
 
@@ -57,5 +60,23 @@ export function registerArtifactRoutes(app: OpenAPIHono<AppEnv>, store: Artifact
     const id = c.req.valid('param').id;
     await store.delete(principal.id, id);
     return c.json(ok(`Artifact ${id} is deleted.`, { id, deleted: true }), 200);
+  });
+
+  app.openapi(aggregateArtifact, async (c) => {
+    const principal = requireRole(c, 'reader');
+    const body = c.req.valid('json');
+    const result = await store.aggregate(principal.id, c.req.valid('param').id, { ...body, limit: body.limit ?? 1000 });
+    const summary = `${result.rows.length} group(s)${result.more ? '; more exist past the limit' : ''}.`;
+    return c.json(ok(summary, { columns: result.columns, rows: result.rows, truncated: result.more }), 200);
+  });
+
+  app.openapi(downloadArtifact, async (c) => {
+    const principal = requireRole(c, 'reader');
+    const file = await store.download(principal.id, c.req.valid('param').id, c.req.valid('query').format);
+    if (file.kind === 'redirect') {
+      c.header('cache-control', 'no-store');
+      return c.redirect(file.url, 307);
+    }
+    return c.body(file.body, 200, { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.fileName}"` });
   });
 }

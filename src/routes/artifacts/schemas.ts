@@ -1,7 +1,7 @@
-/** Request and response schemas of /api/artifacts. */
+/** Request and response schemas of /api/artifacts: describe, list, read, aggregate, download, delete. */
 import { z } from '@hono/zod-openapi';
 import { ARTIFACT_STATES, CAPS, COVERAGES, DOWNLOAD_FORMATS, FILTER_OPS } from '../../vocabulary.ts';
-import { FilterSchema, SortSchema } from '../../contract/reads.ts';
+import { AggregateMetric, FilterSchema, SortSchema } from '../../contract/reads.ts';
 import { Column, SessionId } from '../../contract/results.ts';
 import { envelope } from '../common/envelope.ts';
 
@@ -58,3 +58,25 @@ export const ArtifactEnvelope = envelope('ArtifactEnvelope', Artifact);
 export const ReadEnvelope = envelope('ReadEnvelope', ReadData);
 export const ListEnvelope = envelope('ArtifactListEnvelope', z.object({ artifacts: z.array(Artifact), nextCursor: z.string().nullable() }));
 export const DeleteEnvelope = envelope('DeleteEnvelope', z.object({ id: z.string(), deleted: z.boolean() }));
+
+export const AggregateRequest = z
+  .object({
+    groupBy: z.array(z.string().max(1000)).max(32).optional(),
+    metrics: z.array(AggregateMetric).max(64),
+    filters: z.array(FilterSchema).max(100).optional(),
+    sort: z.array(SortSchema).max(32).optional().openapi({ description: 'By output column name (group-by column or metric `as`).' }),
+    limit: z.number().int().min(1).max(10_000).optional().openapi({ description: 'Groups to return, default 1000.' }),
+  })
+  .strict()
+  .openapi('AggregateRequest');
+
+export const AggregateEnvelope = envelope(
+  'AggregateEnvelope',
+  z.object({ columns: z.array(Column), rows: z.array(z.array(z.unknown())), truncated: z.boolean().openapi({ description: 'True when more groups exist than limit.' }) }),
+);
+
+export const DownloadQuery = z.object({ format: z.enum(DOWNLOAD_FORMATS).default('parquet').openapi({ param: { name: 'format', in: 'query' } }) });
+
+/** The bodies of a download, by format: Parquet is binary, CSV and JSON lines are text. */
+export const ParquetFile = z.string().openapi({ format: 'binary' });
+export const TextFile = z.string();
