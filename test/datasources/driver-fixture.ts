@@ -42,15 +42,7 @@ export interface ValueCase {
 }
 
 /** Cases an engine may list as known bugs. */
-export type ContractCaseId = 'stream-error-code' | 'engine-write-code';
-
 export interface DriverFixture {
-  /**
-   * Cases this engine's driver is known to fail today, each with what is
-   * wrong: they run as \`it.fails\`, so a fix turns them red until the entry
-   * is removed, and the title says why.
-   */
-  knownBugs?: Partial<Record<ContractCaseId, string>>;
   /** Statements that build the fixture's tables and rows, run in order before the suite. */
   create: string[];
   /** Statements that remove all of it; run before `create` (a run that died leaves it behind) and after the suite. */
@@ -100,13 +92,4 @@ export interface DriverFixture {
     /** A search text and the names of the fixture relations it matches (at least two, so a limit of one cuts them). */
     search: { text: string; names: string[] };
   };
-}
-
-/**
- * The title and options of a case the fixture may list as a known bug:
- * such a case runs as `it.fails` with the bug in its title.
- */
-export function caseOptions(fixture: DriverFixture, id: ContractCaseId, title: string, skip = false): [string, { fails: boolean; skip: boolean }] {
-  const bug = fixture.knownBugs?.[id];
-  return [bug === undefined ? title : `${title} [known bug: ${bug}]`, { fails: bug !== undefined, skip }];
 }

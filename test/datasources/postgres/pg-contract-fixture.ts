@@ -131,18 +131,7 @@ const valueCases: ValueCase[] = [
   },
 ];
 
-/**
- * An error PostgreSQL sends once the rows stream (after the export handed
- * its source to streamToParts) reaches finishExport, which turns it into a
- * contract error with the engine-neutral toSluiceError: INTERNAL, the
- * SQLSTATE kept only as its cause. The export half's runExport and mapError
- * then see a SluiceError and leave it as it is. Errors before the stream
- * (describing the statement) are mapped and are not affected.
- */
-const IN_STREAM_BUG = "the core's finishExport makes an engine error in the row stream INTERNAL before the driver can map it";
-
 export const pgContractFixture: DriverFixture = {
-  knownBugs: { 'stream-error-code': IN_STREAM_BUG, 'engine-write-code': IN_STREAM_BUG },
   create,
   drop: [`DROP SCHEMA IF EXISTS ${S} CASCADE`],
   // The newline keeps a statement that ends in a -- comment from swallowing the wrapper.
