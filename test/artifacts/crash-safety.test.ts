@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/artifacts/store/open-store.ts';
 import { GRACE_MS } from '../../src/artifacts/store/store-collect.ts';
@@ -39,6 +40,22 @@ function killChildAt(point: string): { dataDir: string; keeper: string } {
   expect(child.signal, child.stderr).toBe('SIGKILL');
   const keeper = (JSON.parse(child.stdout.split('\n')[0]!) as { keeper: string }).keeper;
   return { dataDir, keeper };
+}
+
+/**
+ * Waits until the test database answers a statement. The embedded database
+ * (PGlite) cannot interrupt a statement and serves one at a time: it runs a
+ * killed child's export to its end, and the next child's connection would
+ * wait for it past its connect timeout. A real PostgreSQL answers at once.
+ */
+async function untilDatabaseAnswers(): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query('SELECT 1');
+  } finally {
+    await client.end();
+  }
 }
 
 /** Upload locations on disk: `objects/<ab>/<location rest>`. */
@@ -83,7 +100,8 @@ describe('crash safety (SIGKILL)', () => {
     const store = await reopenAndCheck(dataDir, keeper);
     expect((await store.list('alice', undefined, undefined, 10)).artifacts.map((a) => a.id)).toEqual([keeper]);
     await store.close();
-  });
+    await untilDatabaseAnswers();
+  }, 180_000);
 
   it('between the upload and the catalog: the unreferenced upload is reclaimed', async () => {
     const { dataDir, keeper } = killChildAt('commit:after-upload');
