@@ -1,7 +1,13 @@
 /**
- * What an export reads its rows from, whatever the statement: whole CSV
- * records in chunks, with what the source knows about them. The sources
- * (row-sources.ts) and the COPY reader (copy-out.ts) both speak it.
+ * What an export reads its rows from, whatever the engine: whole CSV
+ * records in chunks, with what the source knows about them. Every driver's
+ * row source writes the CSV PostgreSQL's COPY writes, because the core
+ * reads it one way (duckdb-csv.ts, csv-record-scanner.ts): comma-separated,
+ * a value quoted only where it must be, NULL as an unquoted empty field and
+ * the empty string as "", one record per row ending in a newline, each
+ * value as the column model's storage expects it (ISO dates and timestamps,
+ * a BC one ending in " BC"). PostgreSQL's sources are in
+ * datasources/postgres/export/ (row-sources.ts, copy-out.ts).
  */
 
 /** Bytes of whole CSV records, how many records they hold when the source knows, and a bound on the longest. */
