@@ -77,11 +77,17 @@ export type TimeGrain = 'day' | 'week' | 'month' | 'quarter' | 'year';
 /** The value types of the semantic layer's fields and parameters. */
 export type SemanticValueType = 'string' | 'number' | 'boolean' | 'date' | 'timestamp';
 
+/** The SQL dialects datasources speak, as `GET /api/datasources` names them. */
+export const DIALECT_NAMES = ['postgresql', 'mariadb', 'mysql', 'sqlite', 'duckdb'] as const;
+export type DialectName = (typeof DIALECT_NAMES)[number];
+
 /**
  * What the semantic compiler and the AI prompts need of an engine's SQL, so
  * neither ever branches on the engine (Lightdash's WarehouseSqlBuilder).
  */
 export interface SqlDialect {
+  /** The dialect's name in the API (`dialect` of a datasource) and the chat's default `flavor`. */
+  readonly name: DialectName;
   /** The engine's name for people and models ("PostgreSQL"). */
   readonly label: string;
   quoteIdentifier(name: string): string;
@@ -106,6 +112,11 @@ export interface SqlDialect {
 export interface DatasourceDriver {
   readonly kind: DatasourceKind;
   readonly capabilities: DriverCapabilities;
+  /**
+   * The datasource's SQL dialect. A kind that speaks more than one (MariaDB
+   * and MySQL) answers its kind's default until the server has said which it
+   * is, and the server's own from then on.
+   */
   readonly dialect: SqlDialect;
   /** Parses `sql` with the engine's own grammar and refuses anything that is not one read statement. */
   checkStatement(sql: string): Promise<CheckedStatement>;

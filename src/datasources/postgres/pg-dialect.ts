@@ -22,6 +22,7 @@ function splitTableName(text: string): [string, string] {
 }
 
 export const pgDialect: SqlDialect = {
+  name: 'postgresql',
   label: 'PostgreSQL',
   quoteIdentifier,
   quoteRelation: (dotted) => dotted.split('.').map(quoteIdentifier).join('.'),
