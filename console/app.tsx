@@ -22,9 +22,20 @@ function tabsFor(signed: Signed): TabName[] {
   return tabs;
 }
 
+/** The tables there are, in each dialect's own catalog. */
+const TABLES_SQL: Record<string, string> = {
+  postgresql: 'SELECT schemaname, tablename FROM pg_catalog.pg_tables ORDER BY 1, 2',
+  mariadb: 'SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1, 2',
+  mysql: 'SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1, 2',
+  sqlite: 'SELECT type, name FROM sqlite_schema ORDER BY 1, 2',
+  duckdb: 'SELECT table_schema, table_name FROM information_schema.tables ORDER BY 1, 2',
+};
+
 /** Something to run at once: the sample shop's orders on the embedded database, else the tables there are. */
 function starterSql(signed: Signed): string {
-  return signed.datasources[0]?.embedded ? 'SELECT * FROM orders ORDER BY id' : 'SELECT schemaname, tablename FROM pg_catalog.pg_tables ORDER BY 1, 2';
+  const first = signed.datasources[0];
+  if (first?.embedded) return 'SELECT * FROM orders ORDER BY id';
+  return TABLES_SQL[first?.dialect ?? 'postgresql'] ?? TABLES_SQL.postgresql!;
 }
 
 export function App() {

@@ -12,7 +12,7 @@ import { Field } from './components/field.tsx';
 export interface Signed {
   token: string;
   client: SluiceClient;
-  datasources: { id: string; description: string; embedded: boolean }[];
+  datasources: { id: string; description: string; embedded: boolean; kind: string; dialect: string }[];
   analyst: boolean;
 }
 

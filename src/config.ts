@@ -4,13 +4,15 @@
  * that names the variable instead of failing later at a distance.
  */
 import { z } from 'zod';
-import { ROLES } from './vocabulary.ts';
+import { DATASOURCE_KINDS, ROLES } from './vocabulary.ts';
 
 const GIB = 1024 * 1024 * 1024;
 
 const datasourceSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   url: z.string().min(1),
+  /** Without it the URL's scheme decides; with it the scheme must be one of that kind's. */
+  kind: z.enum(DATASOURCE_KINDS).optional(),
   description: z.string().optional(),
 });
 
@@ -175,6 +177,7 @@ export function loadConfig(env: Env): Config {
   const ids = new Set<string>();
   for (const ds of datasources) {
     if (ids.has(ds.id)) throw new Error(`SLUICE_DATASOURCES lists the id "${ds.id}" twice.`);
+    if (ds.id === 'default' && env.DATABASE_URL) throw new Error('SLUICE_DATASOURCES lists the id "default", which DATABASE_URL already names; give one of them another id.');
     ids.add(ds.id);
   }
   return {

@@ -134,6 +134,23 @@ export function diskFullError(message = DISK_FULL): SluiceError {
   return new SluiceError('INTERNAL', message, { reason: 'STORAGE_FULL' }, 507);
 }
 
+/** Errors (errno and node-postgres/mysql2 codes) that say the engine cannot be reached at all, as opposed to a connection lost mid-statement. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT', 'PROTOCOL_CONNECTION_LOST']);
+
+/** True when `error` says the datasource's engine cannot be reached (its errno or client code). */
+export function isUnreachable(error: unknown): boolean {
+  const code = (error ?? {}) as { code?: unknown };
+  return typeof code.code === 'string' && UNREACHABLE_CODES.has(code.code);
+}
+
+/**
+ * A datasource whose engine cannot be reached now: 503 and retryable, with
+ * `reason` the client's code (ECONNREFUSED, ...), never the URL or a path.
+ */
+export function datasourceUnavailable(reason: string, message = 'The datasource\u2019s database cannot be reached right now; the query can be retried shortly.'): SluiceError {
+  return new SluiceError('DATASOURCE_UNAVAILABLE', message, { retryable: true, reason });
+}
+
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT']);
 
 /**

@@ -68,7 +68,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const stored = openArtifactStore(config, dataDir, logger, readPool);
   const services = buildServices(config, logger, { registry, queryPool, stored, explores, dataDir, shareSecrets: access.shareSecrets });
   const progress: StartProgress = { datasourcesUp: false, stopping: false, embedded: null };
-  const readiness = readinessCheck(progress, queryPool, stored);
+  const readiness = readinessCheck(progress, registry, queryPool, stored);
   const app = buildApp(config, logger, { access, registry, store: stored.store, services, readiness });
   const server = await serve(app.fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
@@ -93,8 +93,8 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
 
 /** The configured datasources; with no DATABASE_URL and none named `default`, `default` is the embedded database, starting. */
 function planDatasources(config: Config, logger: Logger): { registry: DatasourceRegistry; embeddedWanted: boolean } {
-  const specs: DatasourceSpec[] = config.datasources.map((d) => ({ id: d.id, url: d.url, description: d.description }));
-  if (config.databaseUrl !== undefined) specs.unshift({ id: 'default', url: config.databaseUrl });
+  const specs: DatasourceSpec[] = config.datasources.map((d) => ({ id: d.id, url: d.url, kind: d.kind, description: d.description }));
+  if (config.databaseUrl !== undefined) specs.unshift({ id: 'default', url: config.databaseUrl, setting: 'DATABASE_URL' });
   const embeddedWanted = config.databaseUrl === undefined && !specs.some((s) => s.id === 'default');
   const registry = new DatasourceRegistry(specs, config.queryWorkers, logger);
   if (embeddedWanted) registry.markStarting('default', 'postgres');
@@ -157,15 +157,25 @@ function buildServices(config: Config, logger: Logger, { registry, queryPool, st
   return { queries, collector, semantic, visualizations, sharedRateCounts };
 }
 
-/** /readyz is 200 while every datasource is up, a query worker can take a task and the store is usable. */
-function readinessCheck(progress: StartProgress, queryPool: WorkerPool, { store }: OpenedStore): () => Promise<Readiness> {
+/**
+ * /readyz is 200 while a datasource can be reached (the others listed as
+ * degraded, so a load balancer keeps the replica for what it can serve), a
+ * query worker can take a task and the store is usable.
+ */
+function readinessCheck(progress: StartProgress, registry: DatasourceRegistry, queryPool: WorkerPool, { store }: OpenedStore): () => Promise<Readiness> {
   return async () => {
     const missing: string[] = [];
+    let degraded: string[] = [];
     if (!progress.datasourcesUp) missing.push('datasources');
+    else {
+      const { usable, down } = await registry.availability();
+      if (usable.length === 0 && down.length > 0) missing.push('datasources');
+      else degraded = down;
+    }
     // Asked each time, not latched at start: query workers that died and cannot be replaced make the server not ready.
     if (!queryPool.isReady) missing.push('query workers');
     missing.push(...(await store.health()));
-    return { ready: missing.length === 0, missing };
+    return { ready: missing.length === 0, missing, degraded };
   };
 }
 

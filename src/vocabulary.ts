@@ -86,3 +86,11 @@ export type AgentStop = (typeof AGENT_STOPS)[number];
 /** A step of the agent's transcript: a tool call or a model call. */
 export const TRANSCRIPT_STEP_KINDS = ['tool', 'llm'] as const;
 export type TranscriptStepKind = (typeof TRANSCRIPT_STEP_KINDS)[number];
+
+/** The engines Sluice can read (a datasource's `kind`); a datasource URL's scheme names one. */
+export const DATASOURCE_KINDS = ['postgres'] as const;
+export type DatasourceKind = (typeof DATASOURCE_KINDS)[number];
+
+/** The SQL dialects datasources speak, as `GET /api/datasources` names them. */
+export const DIALECT_NAMES = ['postgresql', 'mariadb', 'mysql', 'sqlite', 'duckdb'] as const;
+export type DialectName = (typeof DIALECT_NAMES)[number];

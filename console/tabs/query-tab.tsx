@@ -16,7 +16,7 @@ import { QueryRun, type QueryOutcome } from '../query-run.ts';
 
 interface Props {
   client: SluiceClient;
-  datasources: { id: string; description: string }[];
+  datasources: { id: string; description: string; dialect: string }[];
   sql: string;
   onSqlChange: (sql: string) => void;
 }
@@ -103,7 +103,7 @@ export function QueryTab({ client, datasources, sql, onSqlChange }: Props) {
               <select id={id} value={datasource} onChange={(e) => setDatasource(e.currentTarget.value)}>
                 {datasources.map((d) => (
                   <option key={d.id} value={d.id}>
-                    {d.description ? `${d.id} (${d.description})` : d.id}
+                    {d.description ? `${d.id} \u00b7 ${d.dialect} (${d.description})` : `${d.id} \u00b7 ${d.dialect}`}
                   </option>
                 ))}
               </select>

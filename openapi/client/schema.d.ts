@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 200 while datasources, a query worker and the artifact store are usable */
+        /** Readiness: 200 while a datasource, a query worker and the artifact store are usable */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -442,8 +442,10 @@ export interface components {
         ReadinessStatus: {
             /** @enum {string} */
             status: "ready" | "not ready";
-            /** @description What is not usable now: datasources, query workers, the catalog, artifact storage. */
+            /** @description What is not usable now: datasources (none can be reached, or they are still starting), query workers, the catalog, artifact storage. */
             missing: string[];
+            /** @description Datasources whose engine cannot be reached now while another one can: the replica stays ready and their queries answer DATASOURCE_UNAVAILABLE. */
+            degraded: string[];
         };
         QueryEnvelope: {
             /** @enum {boolean} */
@@ -511,7 +513,7 @@ export interface components {
             summary: string;
             data: null;
             /** @enum {string} */
-            errorCode: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "READ_ONLY_VIOLATION" | "SQL_ERROR" | "QUERY_TIMEOUT" | "QUERY_CANCELLED" | "INVALID_CURSOR" | "CURSOR_EXPIRED" | "ARTIFACT_EXPIRED" | "UNSUPPORTED_CAPABILITY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "AI_NOT_CONFIGURED" | "AI_UPSTREAM_ERROR" | "SEMANTIC_VALIDATION_ERROR" | "STORAGE_UNAVAILABLE" | "ARTIFACT_CORRUPT" | "INTERNAL";
+            errorCode: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "READ_ONLY_VIOLATION" | "SQL_ERROR" | "QUERY_TIMEOUT" | "QUERY_CANCELLED" | "INVALID_CURSOR" | "CURSOR_EXPIRED" | "ARTIFACT_EXPIRED" | "UNSUPPORTED_CAPABILITY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "AI_NOT_CONFIGURED" | "AI_UPSTREAM_ERROR" | "SEMANTIC_VALIDATION_ERROR" | "STORAGE_UNAVAILABLE" | "ARTIFACT_CORRUPT" | "DATASOURCE_UNAVAILABLE" | "INTERNAL";
             error: {
                 message: string;
                 details?: {
@@ -935,6 +937,16 @@ export interface components {
                     id: string;
                     description: string;
                     embedded: boolean;
+                    /**
+                     * @description The engine: postgres, mysql (MariaDB and MySQL), sqlite or files (a folder of Parquet, CSV and JSON files).
+                     * @enum {string}
+                     */
+                    kind: "postgres";
+                    /**
+                     * @description The SQL dialect its queries are written in, as the server reports itself (mariadb or mysql for kind mysql); the AI chat’s default flavor.
+                     * @enum {string}
+                     */
+                    dialect: "postgresql" | "mariadb" | "mysql" | "sqlite" | "duckdb";
                 }[];
             };
             errorCode: null;
@@ -1023,7 +1035,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready. */
+            /** @description Ready; `degraded` lists datasources that cannot be reached now. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1032,7 +1044,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessStatus"];
                 };
             };
-            /** @description Not ready: still starting (the embedded database may be seeding), no query worker can take a task (they died and none could load again), or the catalog or artifact storage cannot be reached; the server keeps serving what it can and recovers by itself. */
+            /** @description Not ready: still starting (the embedded database may be seeding), no datasource can be reached, no query worker can take a task (they died and none could load again), or the catalog or artifact storage cannot be reached; the server keeps serving what it can and recovers by itself. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -51,11 +51,13 @@ async function prepare(registry: DatasourceRegistry, principal: Principal, reque
     { role: 'system', content: systemPrompt(schema, request.flavor ?? ds.driver.dialect.label) },
     ...request.messages.map((m) => ({ role: m.role, content: m.content }) as OpenAI.Chat.ChatCompletionMessageParam),
   ];
-  return { schema, messages, classify: (sql: string) => ds.driver.classify(sql) };
+  const dialect = ds.driver.dialect;
+  const blocksOf = (text: string) => extractSqlBlocks(text, (sql: string) => ds.driver.classify(sql), dialect.fenceTags);
+  return { schema, messages, blocksOf };
 }
 
 export async function chat(llm: Llm, registry: DatasourceRegistry, principal: Principal, request: ChatRequest, signal?: AbortSignal): Promise<ChatBody> {
-  const { schema, messages, classify } = await prepare(registry, principal, request);
+  const { schema, messages, blocksOf } = await prepare(registry, principal, request);
   let content: string;
   try {
     const completion = await llm.client.chat.completions.create({ model: llm.model, messages }, signal ? { signal } : {});
@@ -63,7 +65,7 @@ export async function chat(llm: Llm, registry: DatasourceRegistry, principal: Pr
   } catch (error) {
     throw upstreamError(error);
   }
-  return { message: content, blocks: await extractSqlBlocks(content, classify), schema, model: llm.model };
+  return { message: content, blocks: await blocksOf(content), schema, model: llm.model };
 }
 
 export async function* chatStream(
@@ -73,7 +75,7 @@ export async function* chatStream(
   request: ChatRequest,
   signal: AbortSignal,
 ): AsyncGenerator<{ type: 'delta'; text: string } | { type: 'done'; body: ChatBody }> {
-  const { schema, messages, classify } = await prepare(registry, principal, request);
+  const { schema, messages, blocksOf } = await prepare(registry, principal, request);
   let content = '';
   try {
     const stream = await llm.client.chat.completions.create({ model: llm.model, messages, stream: true }, { signal });
@@ -86,5 +88,5 @@ export async function* chatStream(
   } catch (error) {
     throw upstreamError(error);
   }
-  yield { type: 'done', body: { message: content, blocks: await extractSqlBlocks(content, classify), schema, model: llm.model } };
+  yield { type: 'done', body: { message: content, blocks: await blocksOf(content), schema, model: llm.model } };
 }

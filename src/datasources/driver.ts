@@ -22,11 +22,10 @@ import type { SluiceError } from '../errors.ts';
 import type { PlannedColumn } from '../columns/column-plan.ts';
 import type { ExportRequest, ExportResult, StatementKind } from '../worker/export-types.ts';
 import type { RowSource } from '../worker/export/row-source.ts';
-import type { SqlBlockKind, TableKind } from '../vocabulary.ts';
+import type { DatasourceKind, DialectName, SqlBlockKind, TableKind } from '../vocabulary.ts';
 
-/** The engines Sluice can read; a datasource URL's scheme names one. */
-export const DATASOURCE_KINDS = ['postgres'] as const;
-export type DatasourceKind = (typeof DATASOURCE_KINDS)[number];
+/** The kinds and dialect names live in vocabulary.ts (the API's enums); kinds are listed there as their drivers land. */
+export type { DatasourceKind, DialectName } from '../vocabulary.ts';
 
 export interface DriverCapabilities {
   /** A running statement can be stopped on the engine itself, and the cancel answers at once. */
@@ -77,10 +76,6 @@ export type TimeGrain = 'day' | 'week' | 'month' | 'quarter' | 'year';
 /** The value types of the semantic layer's fields and parameters. */
 export type SemanticValueType = 'string' | 'number' | 'boolean' | 'date' | 'timestamp';
 
-/** The SQL dialects datasources speak, as `GET /api/datasources` names them. */
-export const DIALECT_NAMES = ['postgresql', 'mariadb', 'mysql', 'sqlite', 'duckdb'] as const;
-export type DialectName = (typeof DIALECT_NAMES)[number];
-
 /**
  * What the semantic compiler and the AI prompts need of an engine's SQL, so
  * neither ever branches on the engine (Lightdash's WarehouseSqlBuilder).
@@ -90,6 +85,8 @@ export interface SqlDialect {
   readonly name: DialectName;
   /** The engine's name for people and models ("PostgreSQL"). */
   readonly label: string;
+  /** Code-fence tags that mark this dialect's SQL in a model's reply (besides `sql`), lower case: postgres, mysql, sqlite... */
+  readonly fenceTags: readonly string[];
   quoteIdentifier(name: string): string;
   /** A qualified relation name ("schema.table" as the models write it) quoted part by part. */
   quoteRelation(dotted: string): string;

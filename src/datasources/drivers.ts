@@ -24,17 +24,21 @@ const KINDS: Record<DatasourceKind, Kind> = {
   postgres: { schemes: ['postgres:', 'postgresql:'], dialect: pgDialect, open: openPostgresDriver },
 };
 
-/** The kind a datasource URL names by its scheme. */
-export function kindOf(url: string): DatasourceKind {
+/** The kind a datasource URL names by its scheme; with `named`, the URL's scheme must be one of that kind's. */
+export function kindOf(url: string, named?: DatasourceKind): DatasourceKind {
   let scheme: string;
   try {
     scheme = new URL(url).protocol;
   } catch {
-    throw new SluiceError('VALIDATION_ERROR', 'A datasource URL is not a URL.');
+    throw new SluiceError('VALIDATION_ERROR', 'the URL is not a URL.');
+  }
+  const schemes = (kinds: Kind[]) => kinds.flatMap((k) => k.schemes.map((s) => `${s}//`)).join(' or ');
+  if (named !== undefined) {
+    if (KINDS[named].schemes.includes(scheme)) return named;
+    throw new SluiceError('VALIDATION_ERROR', `kind "${named}" reads URLs starting with ${schemes([KINDS[named]])}, not "${scheme}//".`);
   }
   for (const [kind, spec] of Object.entries(KINDS) as [DatasourceKind, Kind][]) if (spec.schemes.includes(scheme)) return kind;
-  const known = Object.values(KINDS).flatMap((k) => k.schemes.map((s) => `${s}//`));
-  throw new SluiceError('VALIDATION_ERROR', `A datasource URL starts with "${scheme}//", which names no datasource kind; use ${known.join(' or ')}.`);
+  throw new SluiceError('VALIDATION_ERROR', `the URL starts with "${scheme}//", which names no datasource kind; use ${schemes(Object.values(KINDS))}.`);
 }
 
 export function openDriver(kind: DatasourceKind, spec: DriverSpec, log: Logger): DatasourceDriver {

@@ -10,6 +10,10 @@ import type { DatasourceDriver, DatasourceKind, SqlDialect } from './driver.ts';
 import { dialectOf, kindOf, openDriver } from './drivers.ts';
 import { Semaphore } from './semaphore.ts';
 
+/** How long a health answer is trusted, and how long a health round trip may take. */
+const HEALTH_TTL_MS = 5_000;
+const HEALTH_TIMEOUT_MS = 2_000;
+
 export interface Datasource {
   id: string;
   description: string;
@@ -24,8 +28,12 @@ export interface Datasource {
 export interface DatasourceSpec {
   id: string;
   url: string;
+  /** The kind the operator named; without it the URL's scheme decides. */
+  kind?: DatasourceKind | undefined;
   description?: string | undefined;
   embedded?: boolean;
+  /** The environment variable the entry came from, for start-up errors (SLUICE_DATASOURCES unless said). */
+  setting?: string;
 }
 
 export class DatasourceRegistry {
@@ -34,6 +42,8 @@ export class DatasourceRegistry {
   readonly #starting = new Map<string, DatasourceKind>();
   readonly #concurrency: number;
   readonly #log: Logger;
+  /** The last health answer of each datasource, for availability(). */
+  readonly #health = new Map<string, { at: number; reachable: boolean }>();
 
   constructor(specs: DatasourceSpec[], concurrency: number, log: Logger = consoleLogger) {
     this.#concurrency = concurrency;
@@ -50,9 +60,9 @@ export class DatasourceRegistry {
     const embedded = spec.embedded === true;
     let kind: DatasourceKind;
     try {
-      kind = kindOf(spec.url);
+      kind = kindOf(spec.url, spec.kind);
     } catch (error) {
-      throw new SluiceError('VALIDATION_ERROR', `Datasource "${spec.id}": ${(error as Error).message}`);
+      throw new SluiceError('VALIDATION_ERROR', `${spec.setting ?? 'SLUICE_DATASOURCES'}: datasource "${spec.id}": ${(error as Error).message}`);
     }
     const driver = openDriver(kind, { id: spec.id, url: spec.url, embedded }, this.#log);
     this.#starting.delete(spec.id);
@@ -69,10 +79,13 @@ export class DatasourceRegistry {
 
   /**
    * The SQL dialect of a datasource, started or still starting, for code
-   * that builds statements before it runs them; NOT_FOUND for an unknown id.
+   * that builds statements before it runs them (a started one's driver
+   * knows which server it speaks to); NOT_FOUND for an unknown id.
    */
   dialectOf(id: string): SqlDialect {
-    const kind = this.#byId.get(id)?.kind ?? this.#starting.get(id);
+    const started = this.#byId.get(id);
+    if (started !== undefined) return started.driver.dialect;
+    const kind = this.#starting.get(id);
     if (kind === undefined) throw new SluiceError('NOT_FOUND', `No datasource "${id}" is available to this caller.`, { datasource: id });
     return dialectOf(kind);
   }
@@ -104,6 +117,37 @@ export class DatasourceRegistry {
       throw new SluiceError('NOT_FOUND', `No datasource "${id}" is available to this caller.`, { datasource: id });
     }
     return ds;
+  }
+
+  /**
+   * Which datasources can be reached now, for /readyz: each driver's health
+   * round trip, bounded in time and remembered for a few seconds so a load
+   * balancer's polling does not become load on the databases. The embedded
+   * database is in this process and serves one session: it is not probed.
+   */
+  async availability(): Promise<{ usable: string[]; down: string[] }> {
+    const usable: string[] = [];
+    const down: string[] = [];
+    await Promise.all(
+      this.all().map(async (ds) => {
+        ((ds.embedded || (await this.#reachable(ds))) ? usable : down).push(ds.id);
+      }),
+    );
+    return { usable: usable.sort(), down: down.sort() };
+  }
+
+  async #reachable(ds: Datasource): Promise<boolean> {
+    const known = this.#health.get(ds.id);
+    if (known !== undefined && Date.now() - known.at < HEALTH_TTL_MS) return known.reachable;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), HEALTH_TIMEOUT_MS);
+      timer.unref?.();
+    });
+    const reachable = await Promise.race([ds.driver.health().then(() => true, () => false), timeout]);
+    clearTimeout(timer);
+    this.#health.set(ds.id, { at: Date.now(), reachable });
+    return reachable;
   }
 
   /** Logs what each driver says the operator should know (a superuser connection, a server not reachable yet). */

@@ -70,11 +70,13 @@ export function catalogCases({ name, fixture, under }: ContractContext): void {
   });
 
   const unreachable = under.openUnreachable;
-  it.skipIf(unreachable === undefined)(skipNote(unreachable === undefined, 'fails health with a retryable SluiceError when the engine cannot be reached', `${name} gives no unreachable URL`), async () => {
+  it.skipIf(unreachable === undefined)(skipNote(unreachable === undefined, 'fails health with a retryable DATASOURCE_UNAVAILABLE when the engine cannot be reached', `${name} gives no unreachable URL`), async () => {
     const lost = unreachable!();
     try {
       const error = await lost.health().then(() => undefined, (e: unknown) => e);
       expect(error).toBeInstanceOf(SluiceError);
+      expect((error as SluiceError).code).toBe('DATASOURCE_UNAVAILABLE');
+      expect((error as SluiceError).status).toBe(503);
       expect((error as SluiceError).details).toMatchObject({ retryable: true });
     } finally {
       await lost.close();

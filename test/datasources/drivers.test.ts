@@ -37,9 +37,18 @@ describe('datasource kinds', () => {
     expect(errorOf(() => kindOf('not a url')).code).toBe('VALIDATION_ERROR');
   });
 
-  it('stops the registry on a datasource of no known kind, naming the datasource', () => {
+  it('stops the registry on a datasource of no known kind, naming the variable and the datasource', () => {
     const error = errorOf(() => new DatasourceRegistry([{ id: 'warehouse', url: 'oracle://db.example/orcl' }], 2, quietLogger));
-    expect(error.message).toMatch(/^Datasource "warehouse": /);
+    expect(error.message).toMatch(/^SLUICE_DATASOURCES: datasource "warehouse": /);
+    const fromUrl = errorOf(() => new DatasourceRegistry([{ id: 'default', url: 'oracle://db.example/orcl', setting: 'DATABASE_URL' }], 2, quietLogger));
+    expect(fromUrl.message).toMatch(/^DATABASE_URL: datasource "default": /);
+  });
+
+  it('takes a named kind when the URL is one of its schemes, and refuses one that is not', () => {
+    expect(kindOf('postgresql://u@127.0.0.1/db', 'postgres')).toBe('postgres');
+    const wrong = errorOf(() => new DatasourceRegistry([{ id: 'shop', kind: 'postgres', url: 'oracle://u:secret@db.example/orcl' }], 2, quietLogger));
+    expect(wrong.message).toMatch(/^SLUICE_DATASOURCES: datasource "shop": kind "postgres" reads URLs starting with postgres:\/\/ or postgresql:\/\/, not "oracle:\/\/"/);
+    expect(wrong.message).not.toContain('secret');
   });
 });
 

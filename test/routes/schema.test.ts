@@ -65,7 +65,7 @@ describe('GET /api/datasources', () => {
     const r = await server.request('/api/datasources', { token: TOKENS.reader });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ success: true, errorCode: null });
-    expect(r.body.data.datasources).toEqual([{ id: 'default', description: expect.any(String), embedded: false }]);
+    expect(r.body.data.datasources).toEqual([{ id: 'default', description: expect.any(String), embedded: false, kind: 'postgres', dialect: 'postgresql' }]);
     expect(JSON.stringify(r.body)).not.toContain('postgres://');
   });
 });

@@ -24,6 +24,7 @@ function splitTableName(text: string): [string, string] {
 export const pgDialect: SqlDialect = {
   name: 'postgresql',
   label: 'PostgreSQL',
+  fenceTags: ['postgres', 'postgresql', 'psql', 'pgsql', 'plpgsql'],
   quoteIdentifier,
   quoteRelation: (dotted) => dotted.split('.').map(quoteIdentifier).join('.'),
   parameter: (index, type) => `$${index}::${TYPE_OF[type]}`,

@@ -9,7 +9,7 @@ export const ChatRequest = z
       .array(z.object({ role: z.enum(CHAT_ROLES), content: z.string().max(100_000) }).strict())
       .min(1)
       .max(100),
-    flavor: z.string().max(64).optional().openapi({ description: 'SQL dialect to write in; default PostgreSQL.' }),
+    flavor: z.string().max(64).optional().openapi({ description: 'SQL dialect to write in; default the datasource\u2019s own (PostgreSQL, MariaDB, MySQL, SQLite or DuckDB).' }),
     datasource: z.string().min(1).max(64).optional(),
   })
   .strict()

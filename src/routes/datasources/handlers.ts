@@ -10,7 +10,9 @@ import { describeTableRoute, listDatasources, listTablesRoute } from './routes.t
 export function registerDatasourceRoutes(app: OpenAPIHono<AppEnv>, registry: DatasourceRegistry): void {
   app.openapi(listDatasources, (c) => {
     const principal = requireRole(c, 'reader');
-    const datasources = registry.visibleTo(principal).map((d) => ({ id: d.id, description: d.description, embedded: d.embedded }));
+    const datasources = registry
+      .visibleTo(principal)
+      .map((d) => ({ id: d.id, description: d.description, embedded: d.embedded, kind: d.kind, dialect: d.driver.dialect.name }));
     return c.json(ok(`${datasources.length} datasource(s).`, { datasources }), 200);
   });
 

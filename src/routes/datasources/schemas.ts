@@ -1,6 +1,6 @@
 /** Request and response schemas of /api/datasources: the datasources, their tables and one table's detail. */
 import { z } from '@hono/zod-openapi';
-import { COMPLETENESS_STATUSES } from '../../vocabulary.ts';
+import { COMPLETENESS_STATUSES, DATASOURCE_KINDS, DIALECT_NAMES } from '../../vocabulary.ts';
 import { TableDetail, TableSummary } from '../../contract/tables.ts';
 import { envelope } from '../common/envelope.ts';
 
@@ -18,7 +18,17 @@ export const TableListQuery = z.object({
 
 export const DatasourceListEnvelope = envelope(
   'DatasourceListEnvelope',
-  z.object({ datasources: z.array(z.object({ id: z.string(), description: z.string(), embedded: z.boolean() })) }),
+  z.object({
+    datasources: z.array(
+      z.object({
+        id: z.string(),
+        description: z.string(),
+        embedded: z.boolean(),
+        kind: z.enum(DATASOURCE_KINDS).openapi({ description: 'The engine: postgres, mysql (MariaDB and MySQL), sqlite or files (a folder of Parquet, CSV and JSON files).' }),
+        dialect: z.enum(DIALECT_NAMES).openapi({ description: 'The SQL dialect its queries are written in, as the server reports itself (mariadb or mysql for kind mysql); the AI chat\u2019s default flavor.' }),
+      }),
+    ),
+  }),
 );
 
 export const TableListEnvelope = envelope(

@@ -7,12 +7,14 @@ import { getLiveness, getReadiness } from './routes.ts';
 export interface Readiness {
   ready: boolean;
   missing: string[];
+  /** Datasources whose engine cannot be reached now, while another one can. */
+  degraded: string[];
 }
 
 export function registerHealthRoutes(app: OpenAPIHono<AppEnv>, readiness: () => Promise<Readiness>): void {
   app.openapi(getLiveness, (c) => c.json({ status: 'ok' as const }, 200));
   app.openapi(getReadiness, async (c) => {
-    const { ready, missing } = await readiness();
-    return ready ? c.json({ status: 'ready' as const, missing }, 200) : c.json({ status: 'not ready' as const, missing }, 503);
+    const { ready, missing, degraded } = await readiness();
+    return ready ? c.json({ status: 'ready' as const, missing, degraded }, 200) : c.json({ status: 'not ready' as const, missing, degraded }, 503);
   });
 }

@@ -24,13 +24,13 @@ export const getReadiness = createRoute({
   method: 'get',
   path: '/readyz',
   tags: tagged('System'),
-  summary: 'Readiness: 200 while datasources, a query worker and the artifact store are usable',
+  summary: 'Readiness: 200 while a datasource, a query worker and the artifact store are usable',
   security: [],
   responses: {
-    200: jsonResponse(ReadinessStatus, 'Ready.'),
+    200: jsonResponse(ReadinessStatus, 'Ready; `degraded` lists datasources that cannot be reached now.'),
     503: jsonResponse(
       ReadinessStatus,
-      'Not ready: still starting (the embedded database may be seeding), no query worker can take a task (they died and none could load again), or the catalog or artifact storage cannot be reached; the server keeps serving what it can and recovers by itself.',
+      'Not ready: still starting (the embedded database may be seeding), no datasource can be reached, no query worker can take a task (they died and none could load again), or the catalog or artifact storage cannot be reached; the server keeps serving what it can and recovers by itself.',
     ),
   },
 });

@@ -6,6 +6,9 @@ export const HealthStatus = z.object({ status: z.literal('ok') }).openapi('Healt
 export const ReadinessStatus = z
   .object({
     status: z.enum(['ready', 'not ready']),
-    missing: z.array(z.string()).openapi({ description: 'What is not usable now: datasources, query workers, the catalog, artifact storage.' }),
+    missing: z.array(z.string()).openapi({ description: 'What is not usable now: datasources (none can be reached, or they are still starting), query workers, the catalog, artifact storage.' }),
+    degraded: z
+      .array(z.string())
+      .openapi({ description: 'Datasources whose engine cannot be reached now while another one can: the replica stays ready and their queries answer DATASOURCE_UNAVAILABLE.' }),
   })
   .openapi('ReadinessStatus');

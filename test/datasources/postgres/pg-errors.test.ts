@@ -18,6 +18,16 @@ describe('pgError', () => {
   it('leaves what the server did not report to the generic mapping', () => {
     expect(pgError(Object.assign(new Error('read EPIPE'), { code: 'EPIPE' }))).toBeUndefined();
     expect(pgError(new Error('boom'))).toBeUndefined();
-    expect(toPgSluiceError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })).details).toMatchObject({ retryable: true });
+    expect(toPgSluiceError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })).details).toMatchObject({ retryable: true });
+  });
+
+  it('answers DATASOURCE_UNAVAILABLE (503, retryable) when the server cannot be reached or is shutting down', () => {
+    for (const error of [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), { code: '57P03', severity: 'FATAL', message: 'the database system is starting up' }]) {
+      const mapped = toPgSluiceError(error);
+      expect(mapped.code).toBe('DATASOURCE_UNAVAILABLE');
+      expect(mapped.status).toBe(503);
+      expect(mapped.details).toMatchObject({ retryable: true });
+      expect(mapped.message).not.toMatch(/127\.0\.0\.1/);
+    }
   });
 });

@@ -1,0 +1,47 @@
+/**
+ * A datasource whose engine cannot be reached: its queries and schema
+ * lookups answer 503 DATASOURCE_UNAVAILABLE (retryable, saying nothing of
+ * its URL); /readyz stays 200 while another datasource can be reached,
+ * listing the unreachable one in `degraded`, and is 503 when none can.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+/** Nothing listens on port 1. */
+const DOWN_URL = 'postgres://sluice:secret@127.0.0.1:1/nowhere';
+
+describe('a datasource that cannot be reached', () => {
+  let server: TestServer | undefined;
+
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+  });
+
+  it('answers DATASOURCE_UNAVAILABLE on it while /readyz stays ready and lists it as degraded', async () => {
+    server = await startTestServer({ SLUICE_DATASOURCES: JSON.stringify([{ id: 'down', url: DOWN_URL }]) });
+    const ready = await server.request('/readyz', { token: null });
+    expect(ready).toMatchObject({ status: 200, body: { status: 'ready', missing: [], degraded: ['down'] } });
+
+    const query = await server.request('/api/queries', { body: { sql: 'SELECT 1 AS one', datasource: 'down' } });
+    expect(query.status).toBe(503);
+    expect(query.body).toMatchObject({ success: false, errorCode: 'DATASOURCE_UNAVAILABLE', error: { details: { retryable: true } } });
+    const tables = await server.request('/api/datasources/down/tables');
+    expect(tables.status).toBe(503);
+    expect(tables.body.errorCode).toBe('DATASOURCE_UNAVAILABLE');
+    for (const answer of [query, tables]) {
+      expect(JSON.stringify(answer.body)).not.toMatch(/secret|127\.0\.0\.1|nowhere/);
+    }
+
+    // The reachable datasource is untouched.
+    const fine = await server.request('/api/queries', { body: { sql: 'SELECT 1 AS one' } });
+    expect(fine.status).toBe(200);
+    expect(fine.body.data.preview.rows).toEqual([[1]]);
+  });
+
+  it('makes /readyz answer 503 naming the datasources when none can be reached', async () => {
+    server = await startTestServer({ DATABASE_URL: DOWN_URL });
+    const notReady = await server.request('/readyz', { token: null });
+    expect(notReady).toMatchObject({ status: 503, body: { status: 'not ready', missing: ['datasources'], degraded: [] } });
+  });
+});
