@@ -101,6 +101,8 @@ export interface SqlDialect {
   orderBy(expression: string, direction: 'asc' | 'desc'): string;
   /** The clause that keeps the first `rows` rows. */
   limit(rows: number): string;
+  /** The engine runs FULL [OUTER] JOIN; without it (MariaDB, MySQL) a full merge is compiled as its LEFT JOIN + unmatched-right equivalent. */
+  readonly fullJoin: boolean;
   /** "schema.table" as a person or model writes it, split into its parts (the default schema when none is given). */
   splitTableName(text: string): [string, string];
 }

@@ -110,12 +110,29 @@ export function compileIntent(catalog: SemanticCatalog, dialectOf: (datasource: 
   const on = joinOn.map((p) => `${s0}.${quote(p.left)} = ${s1}.${quote(p.right)}`).join(' AND ');
   const sql = [
     `WITH ${s0} AS (\n${left.sql}\n), ${s1} AS (\n${right.sql}\n)`,
-    `SELECT ${outputs.join(', ')}`,
-    `FROM ${s0} ${joinType.toUpperCase()} JOIN ${s1} ON ${on}`,
+    ...mergedRows(dialect, joinType, outputs.join(', '), on, `${s0}.${quote(joinOn[0]!.left)}`),
     `ORDER BY ${order.join(', ')}`,
     intent.query.limit !== undefined ? dialect.limit(intent.query.limit) : '',
   ]
     .filter(Boolean)
     .join('\n');
   return { datasource: left.explore.datasource, sql, params, fields };
+}
+
+/**
+ * The SELECT and FROM of a merge. An engine without FULL JOIN (MariaDB,
+ * MySQL) gets its equivalent: the LEFT JOIN, and the right side's rows that
+ * matched nothing (their left key is NULL, since an equality never matches
+ * a NULL key), in one derived table the ORDER BY reads by column name.
+ */
+function mergedRows(dialect: SqlDialect, joinType: string, outputs: string, on: string, leftKey: string): string[] {
+  const [s0, s1] = [dialect.quoteIdentifier('s0'), dialect.quoteIdentifier('s1')];
+  if (joinType !== 'full' || dialect.fullJoin) return [`SELECT ${outputs}`, `FROM ${s0} ${joinType.toUpperCase()} JOIN ${s1} ON ${on}`];
+  return [
+    `SELECT * FROM (`,
+    `SELECT ${outputs} FROM ${s0} LEFT JOIN ${s1} ON ${on}`,
+    'UNION ALL',
+    `SELECT ${outputs} FROM ${s0} RIGHT JOIN ${s1} ON ${on} WHERE ${leftKey} IS NULL`,
+    `) AS ${dialect.quoteIdentifier('merged')}`,
+  ];
 }

@@ -372,6 +372,19 @@ describe('merge intents', () => {
     ]);
   });
 
+  it('compiles a full join for an engine without FULL JOIN as LEFT JOIN plus the unmatched right rows, with the same rows', async () => {
+    const withoutFullJoin = { ...pgDialect, fullJoin: false };
+    for (const extra of [{ joinType: 'full' }, { joinType: 'full', sorts: [{ field: 'returns.refunded', direction: 'desc' }], limit: 3 }]) {
+      const intent = SemanticIntent.parse(byRegion(extra));
+      const native = compileIntent(catalog, () => pgDialect, ANALYST, intent);
+      const emulated = compileIntent(catalog, () => withoutFullJoin, ANALYST, intent);
+      expect(emulated.sql).not.toMatch(/FULL JOIN/);
+      expect(emulated.sql).toMatch(/UNION ALL/);
+      const run = async (c: typeof native) => (await duck.connection.runAndReadAll(c.sql, c.params as DuckDBValue[])).getRowsJson();
+      expect(await run(emulated)).toEqual(await run(native));
+    }
+  });
+
   it('joins on two keys of the same grain; sorts and limit apply to the merged rows', async () => {
     const intent = {
       type: 'merge',

@@ -33,5 +33,6 @@ export const pgDialect: SqlDialect = {
   startsWith: (expression, needle) => `starts_with((${expression})::text, ${needle})`,
   orderBy: (expression, direction) => `${expression} ${direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`,
   limit: (rows) => `LIMIT ${rows}`,
+  fullJoin: true,
   splitTableName,
 };
