@@ -45,7 +45,8 @@ export function planDuckColumns(columns: { name: string; type: DuckDBType }[]): 
   return planColumns(
     columns.map(({ name, type }) => {
       const decimal = type instanceof DuckDBDecimalType ? { precision: type.width, scale: type.scale } : {};
-      return { name, type: type.toString().toLowerCase(), storage: storageOf(type), ...decimal };
+      // JSON is VARCHAR with an alias; the alias is the name the column was given.
+      return { name, type: (type.alias ?? type.toString()).toLowerCase(), storage: storageOf(type), ...decimal };
     }),
   );
 }
