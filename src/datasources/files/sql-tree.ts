@@ -1,7 +1,7 @@
 /**
  * DuckDB's own parse of a statement, as `json_serialize_sql` writes it: one
  * tree per SELECT (DuckDB serializes nothing else, which is itself the
- * first answer to "is this a read?"), or the parser's error with the byte
+ * first answer to "is this a read?"), or the parser's error with the character
  * position it names. A DuckDB instance with no access to any file parses;
  * nothing is ever run on it.
  */

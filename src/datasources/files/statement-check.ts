@@ -83,11 +83,11 @@ async function parseOrThrow(parser: SqlParser, sql: string): Promise<Parsed> {
   return parsed;
 }
 
-/** DuckDB counts the position in bytes from 0; the contract counts characters from 1. */
-function parseError(sql: string, message: string, bytePosition: number | null): SluiceError {
-  if (bytePosition === null) return new SluiceError('SQL_ERROR', `The query could not be parsed: ${message}.`);
-  const before = Buffer.from(sql, 'utf8').subarray(0, bytePosition).toString('utf8');
-  const position = [...before].length + 1;
+/** DuckDB counts the position in characters (code points) from 0; the contract counts them from 1. */
+function parseError(sql: string, message: string, at: number | null): SluiceError {
+  if (at === null) return new SluiceError('SQL_ERROR', `The query could not be parsed: ${message}.`);
+  const before = [...sql].slice(0, at).join('');
+  const position = at + 1;
   const lines = before.split('\n');
   const where = `position ${position}, line ${lines.length}, column ${[...(lines.at(-1) ?? '')].length + 1}`;
   return new SluiceError('SQL_ERROR', `The query could not be parsed: ${message} (${where}).`, { position });
