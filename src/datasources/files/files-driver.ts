@@ -58,8 +58,9 @@ export function openFilesDriver(spec: FilesSpec, log: Logger): DatasourceDriver 
 async function startupWarnings(id: string, engine: FolderEngine): Promise<string[]> {
   const lines: string[] = [];
   try {
+    // The engine logged each skipped file as it scanned; the warning counts them.
     const { skipped } = await engine.current();
-    lines.push(...skipped.map((line) => `Warning: datasource "${id}": ${line}`));
+    if (skipped.length > 0) lines.push(`Warning: datasource "${id}": ${skipped.length} file(s) or folder(s) of its folder are skipped; the lines above say which and why.`);
   } catch {
     return [`Warning: datasource "${id}": its folder is missing or cannot be read; its queries answer DATASOURCE_UNAVAILABLE until it can.`];
   }

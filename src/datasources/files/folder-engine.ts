@@ -35,6 +35,8 @@ export class FolderEngine {
   #instance: Promise<DuckDBInstance> | null = null;
   #signature: string | null = null;
   #state: FolderState = { tables: [], skipped: [] };
+  /** Skip lines already logged: a file skipped stays skipped at every later scan, and is logged once. */
+  readonly #logged = new Set<string>();
   /** Refreshes run one after another: two callers never rebuild the views at once. */
   #refreshing: Promise<unknown> = Promise.resolve();
 
@@ -80,7 +82,10 @@ export class FolderEngine {
       connection.closeSync();
     }
     this.#signature = scan.signature;
-    for (const line of this.#state.skipped) this.#log(line);
+    for (const line of this.#state.skipped.filter((l) => !this.#logged.has(l))) {
+      this.#logged.add(line);
+      this.#log(line);
+    }
     return this.#state;
   }
 }
