@@ -12,6 +12,7 @@ import { quoteLiteral } from '../../../src/columns/column-plan.ts';
 import type { DatasourceDriver } from '../../../src/datasources/driver.ts';
 import { openFilesDriver } from '../../../src/datasources/files/files-driver.ts';
 import { createFilesExportDriver, type FilesExportDriver } from '../../../src/datasources/files/export/files-export-driver.ts';
+import { FolderEngine } from '../../../src/datasources/files/folder-engine.ts';
 import type { Logger } from '../../../src/logger.ts';
 import type { DriverUnderTest } from '../driver-fixture.ts';
 
@@ -52,7 +53,17 @@ export class TempFolder {
       exports,
       url: this.url,
       admin: async (sql) => (await (await this.#connection()).runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[],
-      engineError: () => Promise.resolve(new Error('not used')),
+      engineError: async (sql) => {
+        // What DuckDB's client throws on a locked engine over this folder, as the export half meets it.
+        const engine = new FolderEngine(this.dir, () => undefined);
+        const connection = await engine.connect();
+        try {
+          return await connection.run(sql).then(() => new Error(`the engine ran ${sql} without an error`), (error: unknown) => error);
+        } finally {
+          connection.closeSync();
+          await engine.close();
+        }
+      },
       close: async () => undefined,
     };
   }
