@@ -5,6 +5,8 @@
 import { SluiceError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { DatasourceDriver, DatasourceKind, SqlDialect } from './driver.ts';
+import { duckdbDialect } from './files/duckdb-dialect.ts';
+import { openFilesDriver } from './files/files-driver.ts';
 import { pgDialect } from './postgres/pg-dialect.ts';
 import { openPostgresDriver } from './postgres/postgres-driver.ts';
 
@@ -22,6 +24,7 @@ interface Kind {
 
 const KINDS: Record<DatasourceKind, Kind> = {
   postgres: { schemes: ['postgres:', 'postgresql:'], dialect: pgDialect, open: openPostgresDriver },
+  files: { schemes: ['file:'], dialect: duckdbDialect, open: openFilesDriver },
 };
 
 /** The kind a datasource URL names by its scheme; with `named`, the URL's scheme must be one of that kind's. */

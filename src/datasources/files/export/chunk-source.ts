@@ -1,0 +1,77 @@
+/**
+ * A DuckDB result as the export core's row source: DuckDB's own result
+ * chunks (about 2,048 rows each) fetched one after another, never the whole
+ * result, each turned into PostgreSQL-COPY-style CSV records
+ * (worker/export/row-source.ts) and handed on in batches. The source stops
+ * at `rowLimit` rows by itself, so a capped export neither reads nor drains
+ * the rest; `cancel` interrupts the statement on the engine, and the
+ * fetch then fails with DuckDB's interrupt.
+ */
+import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
+import type { RowSource, SourceChunk } from '../../../worker/export/row-source.ts';
+import { valueText } from './value-text.ts';
+
+/** Records are gathered to about this many characters before a chunk is handed on. */
+const BATCH_CHARS = 512 * 1024;
+
+const NEEDS_QUOTES = /[",\n\r]/;
+
+/** A record as PostgreSQL's COPY writes it: quoted when empty or holding a delimiter, quote or line break, or `\.` alone on its line. */
+function csvRecord(row: (string | null)[]): string {
+  const single = row.length === 1;
+  let line = '';
+  for (let i = 0; i < row.length; i++) {
+    const value = row[i];
+    if (i > 0) line += ',';
+    if (value === null || value === undefined) continue;
+    line += value === '' || NEEDS_QUOTES.test(value) || (single && value === '\\.') ? `"${value.replaceAll('"', '""')}"` : value;
+  }
+  return line + '\n';
+}
+
+export interface ChunkSourceOptions {
+  connection: DuckDBConnection;
+  prepared: DuckDBPreparedStatement;
+  columns: { name: string; type: DuckDBType }[];
+  rowLimit: number;
+  /** Called once the stream ended, however it ended. */
+  onEnd(): void;
+}
+
+export function openChunkSource({ connection, prepared, columns, rowLimit, onEnd }: ChunkSourceOptions): RowSource {
+  const texts = columns.map((c) => valueText(c.type, c.name));
+  async function* chunks(): AsyncGenerator<SourceChunk> {
+    try {
+      // Started inside the iteration: a statement that computes long before its first row can be cancelled from the start.
+      const result = await prepared.stream();
+      let left = rowLimit;
+      let text = '';
+      let rows = 0;
+      let longest = 0;
+      while (left > 0) {
+        const chunk = await result.fetchChunk();
+        if (chunk === null || chunk.rowCount === 0) break;
+        const values = chunk.getColumns();
+        const count = Math.min(chunk.rowCount, left);
+        for (let r = 0; r < count; r++) {
+          const line = csvRecord(values.map((column, c) => (column[r] === null ? null : texts[c]!(column[r]!))));
+          if (line.length > longest) longest = line.length;
+          text += line;
+        }
+        rows += count;
+        left -= count;
+        if (text.length >= BATCH_CHARS) {
+          // A UTF-16 code unit takes at most 3 bytes in UTF-8: a bound without measuring every line.
+          yield { bytes: Buffer.from(text, 'utf8'), rows, longestRow: longest * 3 };
+          text = '';
+          rows = 0;
+          longest = 0;
+        }
+      }
+      if (rows > 0) yield { bytes: Buffer.from(text, 'utf8'), rows, longestRow: longest * 3 };
+    } finally {
+      onEnd();
+    }
+  }
+  return { cancel: () => connection.interrupt(), [Symbol.asyncIterator]: chunks };
+}

@@ -1,0 +1,65 @@
+/**
+ * One export on a files datasource, inside a query worker, on a connection
+ * of the worker's DuckDB over the folder: the engine's own parser splits
+ * the text and names the statement's type, and anything but one SELECT is
+ * refused here, on the engine, whatever the API thread's check said (the
+ * folder is reachable by the engine, so a COPY or EXPORT into it must
+ * never run). The statement runs in a read-only transaction; its columns
+ * come from the prepared statement before any row, and its rows stream to
+ * the core chunk by chunk.
+ */
+import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
+import { SluiceError } from '../../../errors.ts';
+import type { ConsumeRows } from '../../driver.ts';
+import type { ExportRequest, ExportResult } from '../../../worker/export-types.ts';
+import type { FolderEngine } from '../folder-engine.ts';
+import { planDuckColumns } from './column-types.ts';
+import { openChunkSource } from './chunk-source.ts';
+
+export interface RunHooks {
+  /** The statement is on the engine (the source has started) / is no longer. */
+  started(sql: string): () => void;
+}
+
+export async function runExport(engine: FolderEngine, request: ExportRequest, consume: ConsumeRows, hooks: RunHooks): Promise<ExportResult> {
+  const connection = await engine.connect();
+  try {
+    await connection.run('BEGIN TRANSACTION READ ONLY');
+    const prepared = await prepareRead(connection, request.sql);
+    bindParams(prepared, request.params);
+    const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i) }));
+    if (columns.length === 0) throw new SluiceError('VALIDATION_ERROR', 'The statement returns no columns; select at least one column.');
+    const rowLimit = request.materialize === 'never' ? request.previewRows + 1 : request.limits.maxRows + 1;
+    const onEnd = hooks.started(request.sql);
+    return await consume(planDuckColumns(columns), openChunkSource({ connection, prepared, columns, rowLimit, onEnd }));
+  } finally {
+    connection.closeSync();
+  }
+}
+
+/** The statement prepared on the engine, refused unless DuckDB's parser finds exactly one SELECT. */
+async function prepareRead(connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+  const extracted = await connection.extractStatements(sql);
+  if (extracted.count !== 1) {
+    throw new SluiceError('READ_ONLY_VIOLATION', `Only one statement per query is allowed; found ${extracted.count}.`, { statements: extracted.count });
+  }
+  const prepared = await extracted.prepare(0);
+  if (prepared.statementType !== StatementType.SELECT) {
+    prepared.destroySync();
+    throw new SluiceError('READ_ONLY_VIOLATION', 'Only SELECT statements run on a files datasource; the engine refused this one before it ran.');
+  }
+  return prepared;
+}
+
+function bindParams(prepared: DuckDBPreparedStatement, params: unknown[]): void {
+  if (prepared.parameterCount > params.length) {
+    throw new SluiceError('VALIDATION_ERROR', `The statement uses ${prepared.parameterCount} parameter(s) but ${params.length} were given in "params".`);
+  }
+  if (prepared.parameterCount === 0) return;
+  const values = params.slice(0, prepared.parameterCount).map((value): DuckDBValue => {
+    if (value === null || value === undefined) return null;
+    if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return value;
+    return JSON.stringify(value);
+  });
+  prepared.bind(values);
+}

@@ -1,0 +1,58 @@
+/**
+ * The files datasources' export half, one per query worker: a DuckDB over
+ * each datasource's folder (folder-engine.ts, the same locked engine the
+ * API thread uses), opened on first use and kept while the worker lives,
+ * since opening one means reading every file's header again. Each export
+ * has a connection of its own, closed when it ends; a cancel interrupts
+ * that connection's statement.
+ */
+import type { ExportDriver } from '../../driver.ts';
+import { duckdbError } from '../duckdb-errors.ts';
+import { FolderEngine } from '../folder-engine.ts';
+import { folderOf } from '../folder-url.ts';
+import { runExport } from './export-run.ts';
+
+export interface FilesExportDriver extends ExportDriver {
+  /** The statements whose rows the engine is producing now, for operators and tests. */
+  running(): string[];
+}
+
+export function createFilesExportDriver(): FilesExportDriver {
+  const engines = new Map<string, FolderEngine>();
+  const running = new Map<number, string>();
+  let next = 0;
+
+  function engineOf(url: string): FolderEngine {
+    let engine = engines.get(url);
+    if (engine === undefined) {
+      // The API thread logs what the scan skipped; the worker would only repeat it.
+      engine = new FolderEngine(folderOf(url), () => undefined);
+      engines.set(url, engine);
+    }
+    return engine;
+  }
+
+  const started = (sql: string) => {
+    const id = next++;
+    running.set(id, sql);
+    return () => void running.delete(id);
+  };
+
+  return {
+    async export(url, request, consume) {
+      const engine = engineOf(url);
+      try {
+        return await runExport(engine, request, consume, { started });
+      } catch (error) {
+        throw duckdbError(error, engine.folder) ?? error;
+      }
+    },
+    mapError: (error) => duckdbError(error),
+    running: () => [...running.values()],
+    async close() {
+      const open = [...engines.values()];
+      engines.clear();
+      await Promise.all(open.map((engine) => engine.close()));
+    },
+  };
+}
