@@ -26,6 +26,7 @@ import { registerMcp } from './mcp/mcp-route.ts';
 import type { SemanticService } from './semantic/semantic-service.ts';
 import type { VisualizationStore } from './semantic/visualization-store.ts';
 import { errorBody } from './routes/common/envelope.ts';
+import { readJsonBodies } from './routes/common/json-body.ts';
 import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
 import { registerConsole } from './routes/system/console.ts';
@@ -71,11 +72,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       if (!result.success) throw validationError(result.error.issues);
     },
   });
+  // Every JSON route reads its body as JSON whatever the Content-Type says (curl -d sends a form type).
+  readJsonBodies(app);
 
   app.onError((error, c) => {
     let failure: SluiceError;
     if (error instanceof HTTPException && error.status === 413) failure = new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
-    else if (error instanceof HTTPException && error.status < 500) failure = new SluiceError('VALIDATION_ERROR', 'The request body is not valid JSON, or the Content-Type is not application/json.');
+    else if (error instanceof HTTPException && error.status < 500) failure = new SluiceError('VALIDATION_ERROR', 'The request body could not be read: send one JSON object.');
     else failure = toSluiceError(error);
     if (failure.code === 'INTERNAL') deps.log.error(`${c.req.method} ${c.req.path} failed:`, failure.cause ?? error);
     if (failure.code === 'RATE_LIMITED' && typeof failure.details?.retryAfterSeconds === 'number') {
