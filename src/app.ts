@@ -141,7 +141,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       title: 'Sluice',
       version: deps.version,
       description:
-        'Read-only SQL for people and AI agents: every query answers with a bounded preview, exact completeness metadata and an opaque handle to the complete result (a Parquet artifact) that can be paged, projected, filtered and sorted. Every /api route needs X-Token (or Authorization: Bearer).',
+        'Read-only SQL for people and AI agents: every query answers with a bounded preview, exact completeness metadata and an opaque handle to the complete result (a Parquet artifact) that can be paged, projected, filtered and sorted. Every /api route needs X-Token (or Authorization: Bearer). Request bodies are JSON, read as JSON whatever Content-Type they come with (so curl -d works); a body that is not JSON is VALIDATION_ERROR.',
     },
     // Relative: the document is right for whatever host and port serve it.
     servers: [{ url: '/', description: 'The Sluice serving this document' }],
