@@ -26,6 +26,7 @@ import { registerMcp } from './mcp/mcp-route.ts';
 import type { SemanticService } from './semantic/semantic-service.ts';
 import type { VisualizationStore } from './semantic/visualization-store.ts';
 import { errorBody } from './routes/common/envelope.ts';
+import { readJsonBodies } from './routes/common/json-body.ts';
 import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
 import { registerConsole } from './routes/system/console.ts';
@@ -71,11 +72,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       if (!result.success) throw validationError(result.error.issues);
     },
   });
+  // Every JSON route reads its body as JSON whatever the Content-Type says (curl -d sends a form type).
+  readJsonBodies(app);
 
   app.onError((error, c) => {
     let failure: SluiceError;
     if (error instanceof HTTPException && error.status === 413) failure = new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
-    else if (error instanceof HTTPException && error.status < 500) failure = new SluiceError('VALIDATION_ERROR', 'The request body is not valid JSON, or the Content-Type is not application/json.');
+    else if (error instanceof HTTPException && error.status < 500) failure = new SluiceError('VALIDATION_ERROR', 'The request body could not be read: send one JSON object.');
     else failure = toSluiceError(error);
     if (failure.code === 'INTERNAL') deps.log.error(`${c.req.method} ${c.req.path} failed:`, failure.cause ?? error);
     if (failure.code === 'RATE_LIMITED' && typeof failure.details?.retryAfterSeconds === 'number') {
@@ -138,7 +141,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       title: 'Sluice',
       version: deps.version,
       description:
-        'Read-only SQL for people and AI agents: every query answers with a bounded preview, exact completeness metadata and an opaque handle to the complete result (a Parquet artifact) that can be paged, projected, filtered and sorted. Every /api route needs X-Token (or Authorization: Bearer).',
+        'Read-only SQL for people and AI agents: every query answers with a bounded preview, exact completeness metadata and an opaque handle to the complete result (a Parquet artifact) that can be paged, projected, filtered and sorted. Every /api route needs X-Token (or Authorization: Bearer). Request bodies are JSON, read as JSON whatever Content-Type they come with (so curl -d works); a body that is not JSON is VALIDATION_ERROR.',
     },
     // Relative: the document is right for whatever host and port serve it.
     servers: [{ url: '/', description: 'The Sluice serving this document' }],

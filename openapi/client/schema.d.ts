@@ -530,7 +530,7 @@ export interface components {
             params?: (string | number | boolean | null)[];
             previewRows?: number;
             /**
-             * @description "auto" keeps an artifact only when the preview is not the whole result.
+             * @description "auto" keeps an artifact only when the preview is not the whole result; "always" always; "never" reads only the preview (at most the smaller of previewRows and limits.maxRows, plus one row to know whether more exist).
              * @enum {string}
              */
             materialize?: "auto" | "always" | "never";
@@ -839,6 +839,10 @@ export interface components {
             };
             artifactId: string | null;
             fields: components["schemas"]["ResultField"][];
+            /** @description Rows of the result the chart draws (the first ones, at most 500). */
+            drawnRows: number;
+            /** @description Rows of the whole result; more than drawnRows when the chart shows only the first ones; null when unknown (a cap stopped the result). */
+            totalRows: number | null;
         };
         ChartConfig: {
             /** @enum {string} */
@@ -871,6 +875,7 @@ export interface components {
             blocks: components["schemas"]["SqlBlock"][];
             /** @description Exactly the schema text the model was shown. */
             schema: string;
+            /** @description The model the upstream says it used (e.g. gpt-4o-mini-2024-07-18); the configured SLUICE_AI_MODEL only when the upstream does not say. */
             model: string;
         };
         SqlBlock: {
@@ -884,7 +889,7 @@ export interface components {
                 role: "user" | "assistant" | "system";
                 content: string;
             }[];
-            /** @description SQL dialect to write in; default PostgreSQL. */
+            /** @description SQL dialect to write in; default the datasource’s own (PostgreSQL, MariaDB, MySQL, SQLite or DuckDB). */
             flavor?: string;
             datasource?: string;
         };
@@ -919,7 +924,7 @@ export interface components {
         };
         AgentRequest: {
             prompt: string;
-            /** @description Model calls allowed (default 6); the server maximum wins. */
+            /** @description Model calls allowed (default 6, or the server’s cap when lower). More than the server’s cap (SLUICE_AI_MAX_ITERS) is refused with VALIDATION_ERROR naming the cap. */
             max_iters?: number;
             datasource?: string;
             /**

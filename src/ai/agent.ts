@@ -1,7 +1,8 @@
 /**
  * The read-only agent: one request, several model calls, tools that can only
- * read. Large results stay in artifacts; the model sees at most 50 rows and
- * the handle. Guardrails: an iteration cap (the server's maximum wins), one
+ * read. The model sees at most 50 rows; a full result is kept as an artifact
+ * only when a tool call asks. Guardrails: an iteration cap (asking for more
+ * than the server's maximum is refused, never silently lowered), one
  * deadline for the whole request, retry caps per kind of failure (after
  * which the model must answer with what it has), the caller's own
  * privileges, artifact reads limited to its own tool chain, every tool
@@ -16,6 +17,7 @@ import type { ArtifactStore } from '../artifacts/types.ts';
 import type { DatasourceRegistry } from '../datasources/registry.ts';
 import type { Logger } from '../logger.ts';
 import type { QueryService } from '../query/query-service.ts';
+import { SluiceError } from '../errors.ts';
 import { upstreamError, type Llm } from './llm.ts';
 import { functionTool, semanticLoaded, toolsFor } from './tools/registry.ts';
 import { runTool, type ToolRun } from './tools/run-tool.ts';
@@ -72,9 +74,20 @@ export interface AgentDeps {
 const RETRY_CAP = 3;
 const DEFAULT_ITERS = 6;
 
+/** The model calls a request may make: what it asks for, at most the server's cap (SLUICE_AI_MAX_ITERS). */
+function itersOf(request: AgentRequest, cap: number): number {
+  const asked = request.max_iters;
+  if (asked === undefined) return Math.min(DEFAULT_ITERS, cap);
+  if (asked > cap) {
+    const message = `max_iters ${asked} is above this server's cap of ${cap} (SLUICE_AI_MAX_ITERS); ask for ${cap} or fewer.`;
+    throw new SluiceError('VALIDATION_ERROR', message, { issues: [{ path: 'max_iters', message }], maxIters: cap });
+  }
+  return asked;
+}
+
 export async function runAgent(deps: AgentDeps, principal: Principal, request: AgentRequest): Promise<AgentBody> {
+  const maxIters = itersOf(request, deps.maxIters);
   const datasource = deps.registry.get(principal, request.datasource ?? 'default');
-  const maxIters = Math.min(request.max_iters ?? DEFAULT_ITERS, deps.maxIters);
   const started = Date.now();
   const deadline = started + deps.deadlineMs;
   const abort = new AbortController();

@@ -24,6 +24,7 @@ export interface ChatBody {
   message: string;
   blocks: SqlBlock[];
   schema: string;
+  /** The model the upstream says it used; the configured name only when it says nothing. */
   model: string;
 }
 
@@ -59,13 +60,15 @@ async function prepare(registry: DatasourceRegistry, principal: Principal, reque
 export async function chat(llm: Llm, registry: DatasourceRegistry, principal: Principal, request: ChatRequest, signal?: AbortSignal): Promise<ChatBody> {
   const { schema, messages, blocksOf } = await prepare(registry, principal, request);
   let content: string;
+  let model: string;
   try {
     const completion = await llm.client.chat.completions.create({ model: llm.model, messages }, signal ? { signal } : {});
     content = completion.choices[0]?.message?.content ?? '';
+    model = servedModel(completion.model, llm.model);
   } catch (error) {
     throw upstreamError(error);
   }
-  return { message: content, blocks: await blocksOf(content), schema, model: llm.model };
+  return { message: content, blocks: await blocksOf(content), schema, model };
 }
 
 export async function* chatStream(
@@ -77,9 +80,11 @@ export async function* chatStream(
 ): AsyncGenerator<{ type: 'delta'; text: string } | { type: 'done'; body: ChatBody }> {
   const { schema, messages, blocksOf } = await prepare(registry, principal, request);
   let content = '';
+  let model = llm.model;
   try {
     const stream = await llm.client.chat.completions.create({ model: llm.model, messages, stream: true }, { signal });
     for await (const chunk of stream) {
+      model = servedModel(chunk.model, model);
       const text = chunk.choices[0]?.delta?.content ?? '';
       if (text === '') continue;
       content += text;
@@ -88,5 +93,10 @@ export async function* chatStream(
   } catch (error) {
     throw upstreamError(error);
   }
-  yield { type: 'done', body: { message: content, blocks: await blocksOf(content), schema, model: llm.model } };
+  yield { type: 'done', body: { message: content, blocks: await blocksOf(content), schema, model } };
+}
+
+/** The name the upstream gives the model that answered (a dated version of the one asked for), else `fallback`. */
+function servedModel(said: unknown, fallback: string): string {
+  return typeof said === 'string' && said.trim() !== '' ? said : fallback;
 }

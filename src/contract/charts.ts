@@ -1,4 +1,4 @@
-/** The shapes of a semantic result's fields and of a chart, shared by the semantic routes and the AI tools. */
+/** The shapes of a semantic result's fields, of a chart and of the rows it draws, shared by the semantic routes and the AI tools. */
 import { z } from '@hono/zod-openapi';
 import { CHART_TYPES, FIELD_KINDS } from '../vocabulary.ts';
 
@@ -13,3 +13,13 @@ export const Chart = z
   })
   .strict()
   .openapi('ChartConfig');
+
+/** The most rows a chart draws: the first ones of the result. */
+export const CHART_ROWS = 500;
+
+/** How many of the result's rows a chart draws, and how many the result has. */
+export const ChartRows = {
+  drawnRows: z.number().int().openapi({ description: 'Rows of the result the chart draws (the first ones, at most 500).' }),
+  totalRows: z.number().int().nullable().openapi({ description: 'Rows of the whole result; more than drawnRows when the chart shows only the first ones; null when unknown (a cap stopped the result).' }),
+};
+

@@ -20,6 +20,11 @@ export interface QueryRequest {
   materialize?: Materialize | undefined;
   limits?: { maxRows?: number | undefined; maxBytes?: number | undefined; maxDurationMs?: number | undefined } | undefined;
   sessionId?: string | undefined;
+  /**
+   * A lower row cap Sluice itself sets for this call (never from an HTTP body):
+   * the tools' read of at most 50 rows. Named as the server's in completeness.
+   */
+  serverMaxRows?: number | undefined;
 }
 
 /** A checked statement with everything the export needs, before anything runs. */
@@ -41,7 +46,7 @@ export async function planQuery(config: Config, datasources: DatasourceRegistry,
   if (statement.paramCount > params.length) {
     throw new SluiceError('VALIDATION_ERROR', `The statement uses $${statement.paramCount} but "params" has ${params.length} value(s).`);
   }
-  const server = config;
+  const server = { ...config, maxRows: Math.min(config.maxRows, request.serverMaxRows ?? Infinity) };
   const asked = request.limits ?? {};
   // A request can only lower the server's caps; the origin says who set the one in force.
   const lower = (mine: number | undefined, theirs: number) => (mine !== undefined && mine < theirs ? 'request' : 'server');

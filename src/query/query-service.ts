@@ -189,11 +189,13 @@ export class QueryService {
       staging = await this.#store.begin();
       const keep = !admission.overQuota && admission.storeDown === null;
       const { statement, params, previewRows, limits, origins } = plan;
+      const materialize = keep ? plan.materialize : 'never';
       const task = this.#pool.run(
         {
           type: 'export',
           datasource: { kind: plan.datasource.kind, url: plan.datasource.url },
-          request: { sql: statement.sql, kind: statement.kind, params, previewRows, materialize: keep ? plan.materialize : 'never', limits, stagingDir: staging.scratchDir },
+          // Reading only the preview, the row cap still holds: every engine fetches at most the smaller, plus one.
+          request: { sql: statement.sql, kind: statement.kind, params, previewRows: materialize === 'never' ? Math.min(previewRows, limits.maxRows) : previewRows, materialize, limits, stagingDir: staging.scratchDir },
         },
         (event) => {
           if (event.type === 'part') {

@@ -35,11 +35,11 @@ afterAll(async () => {
 });
 
 describe('agent', () => {
-  it('runs list -> describe -> select -> read_artifact -> answer, keeping the large result out of the model', async () => {
+  it('runs list -> describe -> select (keeping the full result) -> read_artifact -> answer, keeping the large result out of the model', async () => {
     llm.script(
       { toolCalls: [{ name: 'list_tables', arguments: JSON.stringify({ schema: SCHEMA }) }] },
       { toolCalls: [{ name: 'describe_table', arguments: JSON.stringify({ table: `${SCHEMA}.tickets` }) }] },
-      { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: `select * from ${SCHEMA}.tickets order by id` }) }] },
+      { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: `select * from ${SCHEMA}.tickets order by id`, keep_full_result: true }) }] },
       (body) => {
         // The model uses the artifact handle run_select gave it.
         const seen = unfence(body.messages.filter((m: any) => m.role === 'tool').at(-1).content);
@@ -75,6 +75,49 @@ describe('agent', () => {
     expect(listed.body.data.artifacts.map((a: any) => a.id)).toEqual(r.body.artifacts);
   });
 
+  it('run_select reads at most 50 rows (+1) unless keep_full_result: INCOMPLETE, maxRows set by the server, no artifact, no quota', async () => {
+    const before = (await server.request('/api/usage')).body.data.principal;
+    llm.script({ toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: `select * from ${SCHEMA}.tickets order by id` }) }] }, { content: 'Many tickets.' });
+    const r = await server.request('/api/ai/agent', { body: { prompt: 'Show me the tickets', sessionId: 'agent-cheap' } });
+    expect(r.status).toBe(200);
+    const seen = unfence(toolMessages(1)[0]!);
+    expect(seen.rows).toHaveLength(50);
+    expect(seen.rows[49][0]).toBe('50');
+    expect(seen.completeness).toEqual({ status: 'INCOMPLETE', returnedRows: 50, totalRows: null, boundedBy: 'maxRows', limitSetBy: 'server' });
+    expect(seen.artifact).toMatchObject({ decision: 'SKIPPED' });
+    expect(seen.notes.join(' ')).toContain('"keep_full_result": true');
+    expect(r.body.artifacts).toEqual([]);
+    expect((await server.request('/api/artifacts?sessionId=agent-cheap')).body.data.artifacts).toEqual([]);
+    expect((await server.request('/api/usage')).body.data.principal).toEqual(before);
+    // The model is told how to ask for the whole result.
+    const runSelect = llm.requests[0]!.body.tools.find((t: any) => t.function.name === 'run_select').function;
+    expect(runSelect.description).toContain('keep_full_result');
+    expect(runSelect.parameters.properties.keep_full_result).toMatchObject({ type: 'boolean', default: false });
+    expect(runSelect.parameters.properties.materialize).toBeUndefined();
+    // Past row 51 every row divides by zero: it succeeds only if the database was asked for 51 rows at most.
+    const bounded = `select t.*, 1 / (case when id > 51 then 0 else 1 end) as one from ${SCHEMA}.tickets t order by id`;
+    llm.script(
+      { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: bounded }) }] },
+      { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: bounded, keep_full_result: true }) }] },
+      { content: 'done' },
+    );
+    await server.request('/api/ai/agent', { body: { prompt: 'again' } });
+    const [cheap, whole] = toolMessages(2).map(unfence);
+    expect(cheap.completeness).toMatchObject({ status: 'INCOMPLETE', boundedBy: 'maxRows', limitSetBy: 'server' });
+    expect(whole.error.code).toBe('SQL_ERROR');
+  });
+
+  it('run_select with keep_full_result keeps all 1,200 rows as an artifact in the session', async () => {
+    llm.script({ toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: `select * from ${SCHEMA}.tickets order by id`, keep_full_result: true }) }] }, { content: 'kept' });
+    const r = await server.request('/api/ai/agent', { body: { prompt: 'keep them', sessionId: 'agent-kept' } });
+    const seen = unfence(toolMessages(1)[0]!);
+    expect(seen.rows).toHaveLength(50);
+    expect(seen.completeness).toMatchObject({ status: 'INCOMPLETE', totalRows: 1200, boundedBy: 'previewRows' });
+    expect(seen.artifact).toMatchObject({ decision: 'CREATED', coverage: 'COMPLETE', rowCount: 1200, id: r.body.artifacts[0] });
+    const listed = await server.request('/api/artifacts?sessionId=agent-kept');
+    expect(listed.body.data.artifacts.map((a: any) => [a.id, a.rowCount])).toEqual([[r.body.artifacts[0], 1200]]);
+  });
+
   it('reads an artifact of the session the request names, with a filter, 50 rows at most', async () => {
     const q = await server.request('/api/queries', { body: { sql: `select * from ${SCHEMA}.tickets order by id`, sessionId: 'agent-s2' } });
     const id = q.body.data.artifact.id;
@@ -100,7 +143,7 @@ describe('agent', () => {
     const steps = (): ScriptStep[] => [
       { toolCalls: [{ name: 'read_artifact', arguments: JSON.stringify({ artifact_id: foreign }) }] },
       { toolCalls: [{ name: 'aggregate_artifact', arguments: JSON.stringify({ artifact_id: foreign, metrics: [{ fn: 'count' }] }) }] },
-      { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: `select * from ${SCHEMA}.tickets order by id` }) }] },
+      { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: `select * from ${SCHEMA}.tickets order by id`, keep_full_result: true }) }] },
       (body) => {
         const own = unfence(body.messages.filter((m: any) => m.role === 'tool').at(-1).content).artifact.id;
         return { toolCalls: [{ name: 'aggregate_artifact', arguments: JSON.stringify({ artifact_id: own, groupBy: ['status'], metrics: [{ fn: 'count', as: 'n' }], sort: [{ column: 'status' }] }) }] };
@@ -122,7 +165,7 @@ describe('agent', () => {
 
   it('holds every tool result under SLUICE_AI_TOOL_MAX_CHARS (default 20000), dropping rows from the end and saying so', async () => {
     const sql = `select g as n, repeat('w', 4000) as wide from generate_series(1, 200) g order by g`;
-    llm.script({ toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql }) }] }, { content: 'done' });
+    llm.script({ toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql, keep_full_result: true }) }] }, { content: 'done' });
     const r = await server.request('/api/ai/agent', { body: { prompt: 'wide rows' } });
     const step = r.body.transcript.find((s: any) => s.kind === 'tool');
     expect(step.tool_output).toBe(toolMessages(1)[0]);
@@ -136,12 +179,25 @@ describe('agent', () => {
     expect(seen.completeness).toMatchObject({ status: 'INCOMPLETE', totalRows: 200 });
   });
 
-  it('stops at the iteration cap with an honest answer; the server maximum wins', async () => {
+  it('stops at the iteration cap with an honest answer', async () => {
     llm.script(...Array.from({ length: 20 }, () => ({ toolCalls: [{ name: 'list_tables', arguments: '{}' }] })));
-    const r = await server.request('/api/ai/agent', { body: { prompt: 'loop', max_iters: 50 } });
+    const r = await server.request('/api/ai/agent', { body: { prompt: 'loop', max_iters: 8 } });
     expect(r.body.stoppedBy).toBe('max_iters');
     expect(r.body.iterations).toBe(8);
     expect(r.body.answer).toMatch(/may be incomplete/);
+  });
+
+  it('refuses max_iters above the server cap with VALIDATION_ERROR naming the cap, asking the model nothing', async () => {
+    llm.script({ content: 'should not be asked' });
+    for (const max_iters of [9, 50, 100]) {
+      const r = await server.request('/api/ai/agent', { body: { prompt: 'loop', max_iters } });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ success: false, data: null, errorCode: 'VALIDATION_ERROR' });
+      expect(r.body.error.message).toContain('SLUICE_AI_MAX_ITERS');
+      expect(r.body.error.message).toContain('cap of 8');
+      expect(r.body.error.details.maxIters).toBe(8);
+    }
+    expect(llm.requests).toHaveLength(0);
   });
 
   it('stops at the deadline', async () => {
@@ -223,6 +279,32 @@ describe('chat', () => {
     expect(llm.requests[0]!.body.messages[0].content).toContain(r.body.schema);
     const [row] = await server.sql.unsafe(`select count(*)::int n from ${SCHEMA}.tickets where status = 'x'`);
     expect(row!.n).toBe(0);
+  });
+
+  it('answers the model the upstream says it used, the configured name only when it says nothing', async () => {
+    llm.script({ content: 'hi', model: 'gpt-4o-mini-2024-07-18' }, { content: 'hi', model: null });
+    const served = await server.request('/api/ai/chat', { body: { messages: [{ role: 'user', content: 'hi' }] } });
+    expect(llm.requests[0]!.body.model).toBe('fake-model');
+    expect(served.body.model).toBe('gpt-4o-mini-2024-07-18');
+    const silent = await server.request('/api/ai/chat', { body: { messages: [{ role: 'user', content: 'hi' }] } });
+    expect(silent.status).toBe(200);
+    expect(silent.body.model).toBe('fake-model');
+  });
+
+  it('streams the served model in the done event too', async () => {
+    const doneOf = async () => {
+      const response = await fetch(`${server.sluice.url}/api/ai/chat/stream`, {
+        method: 'POST',
+        headers: { 'x-token': TOKENS.admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      const text = await response.text();
+      return JSON.parse(/event: done\ndata: (.*)\n/.exec(text)![1]!);
+    };
+    llm.streamPieces(['a', 'b'], 0, 'gpt-4o-mini-2024-07-18');
+    expect((await doneOf()).model).toBe('gpt-4o-mini-2024-07-18');
+    llm.streamPieces(['a', 'b'], 0, null);
+    expect((await doneOf()).model).toBe('fake-model');
   });
 
   it('streams delta events then one done event', async () => {

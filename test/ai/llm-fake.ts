@@ -8,8 +8,16 @@ import { setupServer } from 'msw/node';
 
 export const LLM_BASE = 'http://llm.test/v1';
 
+/**
+ * The model name a reply says it was made by: the one requested by default
+ * (echoed, like a server with no versioned names), another name (as OpenAI
+ * answers `gpt-4o-mini-2024-07-18` to `gpt-4o-mini`), or null to leave the
+ * field out.
+ */
+export type ServedModel = string | null | undefined;
+
 export type Reply =
-  | { content: string }
+  | { content: string; model?: ServedModel }
   | { toolCalls: { name: string; arguments: string }[]; content?: string }
   | { status: number }
   | { delayMs: number; content: string };
@@ -20,14 +28,20 @@ export type ScriptStep = Reply | ((body: any) => Reply);
 export interface FakeLlm {
   requests: { body: any; aborted: () => boolean }[];
   script(...replies: ScriptStep[]): void;
-  /** A streamed reply, sent as these text pieces with a pause between them. */
-  streamPieces(pieces: string[], pauseMs?: number): void;
+  /** A streamed reply, sent as these text pieces with a pause between them, its chunks naming `model`. */
+  streamPieces(pieces: string[], pauseMs?: number, model?: ServedModel): void;
   close(): void;
+}
+
+/** The `model` field of a completion or chunk, per ServedModel. */
+function modelField(requested: unknown, served: ServedModel): { model?: unknown } {
+  if (served === null) return {};
+  return { model: served ?? requested };
 }
 
 export function startFakeLlm(): FakeLlm {
   const queue: ScriptStep[] = [];
-  let stream: { pieces: string[]; pauseMs: number } | null = null;
+  let stream: { pieces: string[]; pauseMs: number; model: ServedModel } | null = null;
   const requests: FakeLlm['requests'] = [];
   const server = setupServer(
     http.post(`${LLM_BASE}/chat/completions`, async ({ request }) => {
@@ -35,13 +49,13 @@ export function startFakeLlm(): FakeLlm {
       const entry = { body, aborted: () => request.signal.aborted };
       requests.push(entry);
       if (body.stream) {
-        const { pieces, pauseMs } = stream ?? { pieces: ['(no script)'], pauseMs: 0 };
+        const { pieces, pauseMs, model } = stream ?? { pieces: ['(no script)'], pauseMs: 0, model: undefined };
         const encoder = new TextEncoder();
         const readable = new ReadableStream({
           async start(controller) {
             for (const [i, piece] of pieces.entries()) {
               if (request.signal.aborted) break;
-              const chunk = { id: 'c', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] };
+              const chunk = { id: 'c', object: 'chat.completion.chunk', created: 0, ...modelField(body.model, model), choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] };
               controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`));
               if (i < pieces.length - 1) await delay(pauseMs);
             }
@@ -60,7 +74,7 @@ export function startFakeLlm(): FakeLlm {
         id: 'cmpl',
         object: 'chat.completion',
         created: 0,
-        model: body.model,
+        ...modelField(body.model, 'model' in reply ? reply.model : undefined),
         choices: [{ index: 0, finish_reason: toolCalls ? 'tool_calls' : 'stop', message: { role: 'assistant', content: 'content' in reply ? (reply.content ?? null) : null, ...(toolCalls ? { tool_calls: toolCalls } : {}) } }],
         usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
       });
@@ -74,8 +88,8 @@ export function startFakeLlm(): FakeLlm {
       queue.push(...replies);
       requests.length = 0;
     },
-    streamPieces: (pieces, pauseMs = 0) => {
-      stream = { pieces, pauseMs };
+    streamPieces: (pieces, pauseMs = 0, model = undefined) => {
+      stream = { pieces, pauseMs, model };
       requests.length = 0;
     },
     close: () => server.close(),

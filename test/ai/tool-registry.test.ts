@@ -67,7 +67,7 @@ describe('the tool registry', () => {
 
   it('gives MCP a datasource argument only where the tool reads one, and every list tool the size note', () => {
     const tool = (name: string) => TOOLS.find((t) => t.name === name)!;
-    expect(Object.keys(mcpInputSchema(tool('run_select')).shape)).toEqual(['sql', 'materialize', 'datasource']);
+    expect(Object.keys(mcpInputSchema(tool('run_select')).shape)).toEqual(['sql', 'keep_full_result', 'datasource']);
     expect(Object.keys(mcpInputSchema(tool('read_artifact')).shape)).not.toContain('datasource');
     expect(Object.keys(resultSchema(tool('run_select')).shape)).toContain('truncatedForSize');
     expect(Object.keys(resultSchema(tool('generate_visualization')).shape)).not.toContain('truncatedForSize');

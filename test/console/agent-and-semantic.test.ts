@@ -89,7 +89,7 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: A
   describe('console: Agent', () => {
     it('asks the agent: answer, transcript steps with tool input and output, and the artifact link', async () => {
       llm.script(
-        { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: `select region, amount from ${S}.sales order by id` }) }] },
+        { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: `select region, amount from ${S}.sales order by id`, keep_full_result: true }) }] },
         { content: 'The north region has 100 sales; the full list is in the artifact.' },
       );
       const watched = await signedIn();

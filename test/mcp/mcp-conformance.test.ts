@@ -28,8 +28,9 @@ const CALLS: { tool: string; args: () => Record<string, unknown>; truncated?: bo
   { tool: 'list_datasources', args: () => ({}) },
   { tool: 'list_tables', args: () => ({ schema: S }) },
   { tool: 'describe_table', args: () => ({ table: `${S}.events` }) },
+  { tool: 'run_select', args: () => ({ sql: `select * from ${S}.events order by id`, keep_full_result: true }) },
+  { tool: 'run_select', args: () => ({ sql: `select id, repeat(payload, 20) as wide from ${S}.events order by id`, keep_full_result: true }), truncated: true },
   { tool: 'run_select', args: () => ({ sql: `select * from ${S}.events order by id` }) },
-  { tool: 'run_select', args: () => ({ sql: `select id, repeat(payload, 20) as wide from ${S}.events order by id` }), truncated: true },
   { tool: 'read_artifact', args: () => ({ artifact_id: artifactId, filters: [{ column: 'id', op: 'lte', value: 3 }], sort: [{ column: 'id', direction: 'desc' }] }) },
   { tool: 'read_artifact', args: () => ({ artifact_id: artifactId }), truncated: false },
   { tool: 'aggregate_artifact', args: () => ({ artifact_id: artifactId, metrics: [{ fn: 'count' }, { fn: 'max', column: 'id', as: 'top' }] }) },
@@ -87,7 +88,7 @@ describe('MCP tool results conform to their output schemas', () => {
       expect(viaSdk.isError, viaSdk.content[0]?.text).toBeFalsy();
       const structured = viaSdk.structuredContent!;
       expect(JSON.parse(viaSdk.content[0]!.text!)).toEqual(structured);
-      if (call.tool === 'run_select' && !call.truncated) artifactId = structured.artifact.id;
+      if (call.tool === 'run_select' && call.args().keep_full_result === true && !call.truncated) artifactId = structured.artifact.id;
       if (call.truncated !== undefined) expect(structured.truncatedForSize !== undefined, JSON.stringify(structured.truncatedForSize)).toBe(call.truncated);
 
       const viaInspector = await inspector(['--method', 'tools/call', '--tool-name', call.tool, '--tool-args-json', JSON.stringify(call.args())]);

@@ -45,7 +45,7 @@ describe('MCP', () => {
 
   it('runs a select: envelope in text, structuredContent, a resource link that resources/read follows', async () => {
     const client = await connect(TOKENS.analyst);
-    const result = (await client.callTool({ name: 'run_select', arguments: { sql: `select * from ${S}.events order by id` } })) as any;
+    const result = (await client.callTool({ name: 'run_select', arguments: { sql: `select * from ${S}.events order by id`, keep_full_result: true } })) as any;
     expect(result.isError).toBeFalsy();
     const text = JSON.parse(result.content[0].text);
     expect(text.completeness).toMatchObject({ status: 'INCOMPLETE', totalRows: 2000 });
@@ -64,9 +64,54 @@ describe('MCP', () => {
     await client.close();
   });
 
+  it('reads at most 50 rows (+1) unless keep_full_result: INCOMPLETE, maxRows set by the server, no artifact, no quota', async () => {
+    const client = await connect(TOKENS.other);
+    const before = (await server.request('/api/usage', { token: TOKENS.other })).body.data.principal;
+    const result = (await client.callTool({ name: 'run_select', arguments: { sql: `select * from ${S}.events order by id` } })) as any;
+    expect(result.isError, result.content[0].text).toBeFalsy();
+    const out = result.structuredContent;
+    expect(out.rows).toHaveLength(50);
+    expect(out.rows[49][0]).toBe('50');
+    expect(out.completeness).toEqual({ status: 'INCOMPLETE', returnedRows: 50, totalRows: null, boundedBy: 'maxRows', limitSetBy: 'server' });
+    expect(out.artifact.decision).toBe('SKIPPED');
+    expect(out.notes.join(' ')).toContain('keep_full_result');
+    expect(result.content.some((c: any) => c.type === 'resource_link')).toBe(false);
+    // Past row 51 every row divides by zero: the statement only succeeds if the database was asked for 51 rows at most.
+    const bounded = `select g, 1 / (case when g > 51 then 0 else 1 end) as one from generate_series(1, 2000) g`;
+    const cheap = (await client.callTool({ name: 'run_select', arguments: { sql: bounded } })) as any;
+    expect(cheap.isError, cheap.content[0].text).toBeFalsy();
+    expect(cheap.structuredContent.completeness).toMatchObject({ status: 'INCOMPLETE', boundedBy: 'maxRows', limitSetBy: 'server' });
+    const whole = (await client.callTool({ name: 'run_select', arguments: { sql: bounded, keep_full_result: true } })) as any;
+    expect(whole.isError).toBe(true);
+    expect(JSON.parse(whole.content[0].text).errorCode).toBe('SQL_ERROR');
+    // The query's own smaller LIMIT wins; a result under the cap is complete.
+    const own = (await client.callTool({ name: 'run_select', arguments: { sql: `select id from ${S}.events order by id limit 7` } })) as any;
+    expect(own.structuredContent.rows).toHaveLength(7);
+    expect(own.structuredContent.completeness).toMatchObject({ status: 'COMPLETE', totalRows: 7, boundedBy: null });
+    const after = (await server.request('/api/usage', { token: TOKENS.other })).body.data.principal;
+    expect(after).toEqual(before);
+    expect((await server.request('/api/artifacts?sessionId=mcp', { token: TOKENS.other })).body.data.artifacts).toEqual([]);
+    // With keep_full_result the whole result is the artifact, charged to the caller.
+    const kept = (await client.callTool({ name: 'run_select', arguments: { sql: `select * from ${S}.events order by id`, keep_full_result: true } })) as any;
+    expect(kept.structuredContent.rows).toHaveLength(50);
+    expect(kept.structuredContent.completeness).toMatchObject({ status: 'INCOMPLETE', totalRows: 2000, boundedBy: 'previewRows' });
+    expect(kept.structuredContent.artifact).toMatchObject({ decision: 'CREATED', coverage: 'COMPLETE', rowCount: 2000 });
+    const charged = (await server.request('/api/usage', { token: TOKENS.other })).body.data.principal;
+    expect(charged.logicalBytes).toBeGreaterThan(before.logicalBytes);
+    await client.close();
+  });
+
+  it('refuses the old materialize argument, naming it', async () => {
+    const client = await connect(TOKENS.analyst);
+    const result = (await client.callTool({ name: 'run_select', arguments: { sql: 'select 1', materialize: true } }).catch((error: Error) => ({ isError: true, content: [{ text: error.message }] }))) as any;
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toContain('materialize');
+    await client.close();
+  });
+
   it('keeps every result under the size limit and says what it dropped', async () => {
     const client = await connect(TOKENS.analyst);
-    const result = (await client.callTool({ name: 'run_select', arguments: { sql: `select id, repeat(payload, 5) from ${S}.events order by id` } })) as any;
+    const result = (await client.callTool({ name: 'run_select', arguments: { sql: `select id, repeat(payload, 5) from ${S}.events order by id`, keep_full_result: true } })) as any;
     expect(result.content[0].text.length).toBeLessThanOrEqual(6000);
     expect(result.structuredContent.truncatedForSize.dropped).toBeGreaterThan(0);
     expect(result.structuredContent.artifact.decision).toBe('CREATED');

@@ -157,6 +157,18 @@ describe('previewRows 0', () => {
     expect(r.body.data.artifact).toMatchObject({ decision: 'SKIPPED', reason: 'MATERIALIZE_NEVER' });
   });
 
+  it('never under a lower row cap: the cap holds and is named, by whoever set it', async () => {
+    const r = await runQuery(server, { sql: series(30), previewRows: 20, materialize: 'never', limits: { maxRows: 5 } });
+    expect(r.body.data.preview.rows).toEqual([[1], [2], [3], [4], [5]]);
+    expect(r.body.data.completeness).toEqual({ status: 'INCOMPLETE', returnedRows: 5, totalRows: null, boundedBy: 'maxRows', limitSetBy: 'request' });
+    const server100 = await runQuery(capped, { sql: series(300), previewRows: 200, materialize: 'never' });
+    expect(server100.body.data.preview.rows).toHaveLength(100);
+    expect(server100.body.data.completeness).toMatchObject({ status: 'INCOMPLETE', boundedBy: 'maxRows', limitSetBy: 'server' });
+    // Exactly at the cap: nothing more exists, so the result is complete.
+    const exact = await runQuery(server, { sql: series(5), previewRows: 20, materialize: 'never', limits: { maxRows: 5 } });
+    expect(exact.body.data.completeness).toMatchObject({ status: 'COMPLETE', returnedRows: 5, totalRows: 5 });
+  });
+
   it('never on an empty result: COMPLETE with zero rows', async () => {
     const r = await runQuery(server, { sql: `select id from ${TABLE} where false`, previewRows: 0, materialize: 'never' });
     expect(r.body.data.completeness).toMatchObject({ status: 'COMPLETE', returnedRows: 0, totalRows: 0, boundedBy: null });

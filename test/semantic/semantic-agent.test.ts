@@ -38,12 +38,14 @@ beforeAll(async () => {
     `explores:
   - { name: visits, table: ${S}.visits, dimensions: [{ name: page, type: string }], metrics: [{ name: visit_count, type: count }] }
   - { name: signups, table: ${S}.signups, dimensions: [{ name: page, type: string }], metrics: [{ name: signup_count, type: count }] }
+  - { name: clicks, table: ${S}.clicks, dimensions: [{ name: page, type: string }], metrics: [{ name: click_count, type: count }] }
 `,
   );
   server = await startTestServer({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: LLM_BASE, SLUICE_MODELS_DIR: modelsDir });
   await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
   await server.sql.unsafe(`create table ${S}.visits as select (array['home','pricing','docs'])[1 + g % 3] as page from generate_series(1, 300) g`);
   await server.sql.unsafe(`create table ${S}.signups as select (array['home','pricing'])[1 + g % 2] as page from generate_series(1, 40) g`);
+  await server.sql.unsafe(`create table ${S}.clicks as select 'p' || g as page from generate_series(1, 700) g`);
 });
 afterAll(async () => {
   await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
@@ -70,16 +72,34 @@ describe('agent semantic tools', () => {
     const outputs = toolOutputs(5);
     expect(outputs[0].error).toMatchObject({ code: 'BAD_ARGUMENTS' });
     expect(outputs[0].error.message).toContain('find_fields');
-    expect(outputs[1].explores.map((e: any) => e.name)).toEqual(['visits', 'signups']);
+    expect(outputs[1].explores.map((e: any) => e.name)).toEqual(['visits', 'signups', 'clicks']);
     expect(outputs[2].fields.map((f: any) => f.id)).toContain('signups.signup_count');
     expect(outputs[3].rows).toEqual([
       ['docs', '100', null],
       ['home', '100', '20'],
       ['pricing', '100', '20'],
     ]);
+    // run_query says its queryId, as the HTTP answer does: the query can be looked up again.
+    expect(outputs[3].queryId).toMatch(/^qry_/);
+    const again = await server.request(`/api/queries/${outputs[3].queryId}`, { token: TOKENS.analyst });
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ queryId: outputs[3].queryId, state: 'SUCCEEDED' });
+    expect(again.body.data.preview.rows).toEqual(outputs[3].rows);
     const viz = outputs[4];
+    expect(viz).toMatchObject({ drawnRows: 3, totalRows: 3 });
     const svg = await server.request(viz.render, { token: TOKENS.analyst });
     expect(svg.body).toMatch(/^<svg/);
+  });
+
+  it('generate_visualization says it draws the first 500 of more rows', async () => {
+    const many = { type: 'metric', query: { explore: 'clicks', dimensions: ['clicks.page'], metrics: ['clicks.click_count'] } };
+    llm.script(
+      call('find_fields', { query: 'page click' }),
+      call('generate_visualization', { intent: many, chart: { type: 'bar', x: 'clicks.page', y: ['clicks.click_count'] } }),
+      { content: 'ok' },
+    );
+    await server.request('/api/ai/agent', { token: TOKENS.analyst, body: { prompt: 'chart clicks' } });
+    expect(toolOutputs(2)[1]).toMatchObject({ drawnRows: 500, totalRows: 700 });
   });
 
   it('passes the semantic layer\u2019s validation message to the model', async () => {

@@ -181,6 +181,10 @@ describe('visualizations', () => {
       expect(r.status).toBe(200);
       expect(r.body.data.spec.$schema).toContain('vega-lite');
       expect(r.body.data.artifactId).toBeNull();
+      // Every row of the result is drawn, and the answer says so.
+      expect(r.body.data.drawnRows).toBe(r.body.data.spec.data.values.length);
+      expect(r.body.data.totalRows).toBe(r.body.data.drawnRows);
+      expect(r.body.summary).not.toContain('The chart draws');
       const saved = await server.request(`/api/semantic/visualizations/${r.body.data.id}`, { token: TOKENS.analyst });
       // Stored as the intent (with defaults filled in), never as SQL.
       expect(saved.body.data.intent).toMatchObject(intent);
@@ -192,6 +196,18 @@ describe('visualizations', () => {
       const other = await server.request(`/api/semantic/visualizations/${r.body.data.id}/render.svg`, { token: TOKENS.other });
       expect(other.body.errorCode).toBe('NOT_FOUND');
     }
+  });
+
+  it('says drawnRows and totalRows when the chart draws only the first 500 rows of the result', async () => {
+    const intent = { type: 'metric', query: { explore: 'sales', dimensions: ['sales.region', 'sales.sold_at'], metrics: ['sales.sale_count'], sorts: [{ field: 'sales.sold_at', direction: 'asc' }] } };
+    const [truth] = await server.sql.unsafe(`select count(*)::int n from (select distinct region, sold_at from ${S}.sales) d`);
+    expect(truth!.n).toBeGreaterThan(500);
+    const r = await server.request('/api/semantic/visualizations', { token: TOKENS.analyst, body: { intent, chart: { type: 'line', x: 'sales.sold_at', y: ['sales.sale_count'], series: 'sales.region' } } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data).toMatchObject({ drawnRows: 500, totalRows: truth!.n });
+    expect(r.body.data.spec.data.values).toHaveLength(500);
+    expect(r.body.data.artifactId).toEqual(expect.any(String));
+    expect(r.body.summary).toContain(`The chart draws the first 500 of ${truth!.n} rows.`);
   });
 
   it('refuses a chart field that is not in the result', async () => {

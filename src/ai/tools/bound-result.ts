@@ -23,6 +23,8 @@ export type Bounded<T> = T & { truncatedForSize?: z.output<typeof TruncatedForSi
 export function boundResult<T extends Record<string, unknown>>(result: T, list: string | null, maxChars: number, measure: (result: unknown) => number): Bounded<T> {
   const items = list === null ? undefined : result[list];
   if (measure(result) <= maxChars || list === null || !Array.isArray(items)) return result;
+  // Only a kept artifact holds what was dropped; a result read only in part says nothing of one.
+  const kept = (result.artifact as { decision?: unknown } | null | undefined)?.decision === 'CREATED';
   const cut = (keep: number): Bounded<T> => ({
     ...result,
     [list]: items.slice(0, keep),
@@ -30,7 +32,7 @@ export function boundResult<T extends Record<string, unknown>>(result: T, list: 
       list,
       shown: keep,
       dropped: items.length - keep,
-      note: `${items.length - keep} of ${items.length} ${list} were dropped from the end to keep this result under ${maxChars} characters. Ask for fewer or narrower ones (a smaller limit, fewer columns, a filter) to see them${'artifact' in result ? '; the artifact holds the complete result' : ''}.`,
+      note: `${items.length - keep} of ${items.length} ${list} were dropped from the end to keep this result under ${maxChars} characters. Ask for fewer or narrower ones (a smaller limit, fewer columns, a filter) to see them${kept ? '; the artifact holds the complete result' : ''}.`,
     },
   });
   // The largest prefix that fits; with none, the empty list (the rest of the result is never cut).

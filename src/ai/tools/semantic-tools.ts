@@ -12,9 +12,9 @@ import { Explore } from '../../semantic/model-schema.ts';
 import { BadArgumentsError } from './tool-errors.ts';
 import { defineTool, type ToolContext } from './tool-types.ts';
 import { ArtifactDecision, Chart, Column, Completeness, MODEL_ROWS, ResultField, Rows } from './tool-schemas.ts';
+import { CHART_ROWS, ChartRows } from '../../contract/charts.ts';
 import { FIELD_KINDS } from '../../vocabulary.ts';
 
-const CHART_ROWS = 500;
 const FOUND_FIELDS = 100;
 
 function semanticOf(ctx: ToolContext) {
@@ -91,23 +91,32 @@ export const runQueryTool = defineTool({
   name: 'run_query',
   description: `Run a semantic intent: ${INTENT_HELP}. Returns at most ${MODEL_ROWS} rows, completeness and an artifact id for the rest.`,
   input: z.strictObject({ intent: SemanticIntent }),
-  output: z.strictObject({ fields: z.array(ResultField), columns: z.array(Column), rows: Rows, completeness: Completeness, artifact: ArtifactDecision.nullable(), summary: z.string() }),
+  output: z.strictObject({
+    queryId: z.string().describe('The query, as POST /api/semantic/query answers it: GET /api/queries/{queryId} shows it again.'),
+    fields: z.array(ResultField),
+    columns: z.array(Column),
+    rows: Rows,
+    completeness: Completeness,
+    artifact: ArtifactDecision.nullable(),
+    summary: z.string(),
+  }),
   list: 'rows',
   async run(input, ctx) {
     requireDiscovered(ctx, input.intent);
     const run = await semanticOf(ctx).run(ctx.principal, input.intent, { previewRows: MODEL_ROWS, sessionId: ctx.sessionId, waitMs: Math.max(0, ctx.deadline - Date.now()), onTimeout: 'cancel' });
     const artifact = run.data.artifact;
     if (artifact?.decision === 'CREATED' && artifact.id) ctx.artifacts.push(artifact.id);
-    return { fields: run.data.fields, columns: run.data.preview.columns, rows: run.data.preview.rows, completeness: run.data.completeness, artifact, summary: run.summary };
+    const { queryId, fields, preview, completeness } = run.data;
+    return { queryId, fields, columns: preview.columns, rows: preview.rows, completeness, artifact, summary: run.summary };
   },
 });
 
 export const generateVisualizationTool = defineTool({
   ...semanticTool,
   name: 'generate_visualization',
-  description: 'Save a chart of a semantic intent: chart {type: table|bar|line|area|scatter, x?, y?: [metric ids], series?}. Returns the visualization id and the path of its SVG rendering.',
+  description: `Save a chart of a semantic intent: chart {type: table|bar|line|area|scatter, x?, y?: [metric ids], series?}. Returns the visualization id, the path of its SVG rendering, and how many rows it draws (drawnRows, at most ${CHART_ROWS}) of the result's totalRows.`,
   input: z.strictObject({ intent: SemanticIntent, chart: Chart, title: z.string().min(1).max(200).optional() }),
-  output: z.strictObject({ id: z.string(), render: z.string(), rows: z.number().int().describe('Rows the chart shows.') }),
+  output: z.strictObject({ id: z.string(), render: z.string(), ...ChartRows }),
   list: null,
   async run(input, ctx) {
     requireDiscovered(ctx, input.intent);
@@ -116,6 +125,6 @@ export const generateVisualizationTool = defineTool({
     chartSpec(input.chart, run.data.fields, run.data.preview.columns, run.data.preview.rows, input.title);
     if (ctx.visualizations === null) throw new BadArgumentsError('This server keeps no visualizations.');
     const saved = await ctx.visualizations.save(ctx.principal.id, input.title, input.intent, input.chart);
-    return { id: saved.id, render: `/api/semantic/visualizations/${saved.id}/render.svg`, rows: run.data.preview.rows.length };
+    return { id: saved.id, render: `/api/semantic/visualizations/${saved.id}/render.svg`, drawnRows: run.data.preview.rows.length, totalRows: run.data.completeness.totalRows };
   },
 });

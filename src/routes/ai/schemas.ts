@@ -22,14 +22,14 @@ export const ChatResponse = z
     message: z.string().openapi({ description: 'The reply\u2019s text, as in the AI Chat API.' }),
     blocks: z.array(SqlBlock),
     schema: z.string().openapi({ description: 'Exactly the schema text the model was shown.' }),
-    model: z.string(),
+    model: z.string().openapi({ description: 'The model the upstream says it used (e.g. gpt-4o-mini-2024-07-18); the configured SLUICE_AI_MODEL only when the upstream does not say.' }),
   })
   .openapi('ChatResponse');
 
 export const AgentRequest = z
   .object({
     prompt: z.string().min(1).max(20_000),
-    max_iters: z.number().int().min(1).max(100).optional().openapi({ description: 'Model calls allowed (default 6); the server maximum wins.' }),
+    max_iters: z.number().int().min(1).max(100).optional().openapi({ description: 'Model calls allowed (default 6, or the server\u2019s cap when lower). More than the server\u2019s cap (SLUICE_AI_MAX_ITERS) is refused with VALIDATION_ERROR naming the cap.' }),
     datasource: z.string().min(1).max(64).optional(),
     sessionId: SessionId.optional().openapi({ description: 'Session that keeps the artifacts this run creates.' }),
   })

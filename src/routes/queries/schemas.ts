@@ -10,7 +10,7 @@ export const QueryRequest = z
     sql: z.string().min(1).max(1_000_000).openapi({ example: 'SELECT * FROM orders ORDER BY id' }),
     params: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).max(1000).optional().openapi({ description: 'Values for $1, $2, ... bound by the database.' }),
     previewRows: z.number().int().min(0).max(500).optional(),
-    materialize: z.enum(MATERIALIZE_MODES).optional().openapi({ description: '"auto" keeps an artifact only when the preview is not the whole result.' }),
+    materialize: z.enum(MATERIALIZE_MODES).optional().openapi({ description: '"auto" keeps an artifact only when the preview is not the whole result; "always" always; "never" reads only the preview (at most the smaller of previewRows and limits.maxRows, plus one row to know whether more exist).' }),
     limits: Limits.optional(),
     waitMs: z.number().int().min(0).max(300_000).optional().openapi({ description: 'How long to wait for the end before answering 202 RUNNING. Default 30000.' }),
     sessionId: SessionId.optional(),

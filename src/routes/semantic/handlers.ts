@@ -7,9 +7,14 @@ import type { SemanticService } from '../../semantic/semantic-service.ts';
 import type { VisualizationStore } from '../../semantic/visualization-store.ts';
 import { SluiceError } from '../../errors.ts';
 import { ok } from '../common/envelope.ts';
+import { CHART_ROWS } from '../../contract/charts.ts';
 import { createVizRoute, exploresRoute, getVizRoute, queryRoute, renderRoute } from './routes.ts';
 
-const CHART_ROWS = 500;
+/** What the summary adds when the chart draws only the first rows of the result. */
+function drawnNote(drawnRows: number, totalRows: number | null): string {
+  if (totalRows === drawnRows) return '';
+  return ` The chart draws the first ${drawnRows} of ${totalRows === null ? 'an unknown number of' : totalRows} rows.`;
+}
 
 export function registerSemanticRoutes(app: OpenAPIHono<AppEnv>, semantic: SemanticService, visualizations: VisualizationStore): void {
   app.openapi(exploresRoute, (c) => {
@@ -41,7 +46,10 @@ export function registerSemanticRoutes(app: OpenAPIHono<AppEnv>, semantic: Seman
     const spec = chartSpec(body.chart, run.data.fields, run.data.preview.columns, run.data.preview.rows, body.title);
     const saved = await visualizations.save(principal.id, body.title, intent, body.chart);
     const artifactId = run.data.artifact?.decision === 'CREATED' ? (run.data.artifact.id ?? null) : null;
-    return c.json(ok(`Saved ${saved.id}: ${run.summary}`, { id: saved.id, title: saved.title, intent, chart: body.chart, spec, artifactId, fields: run.data.fields }), 200);
+    const drawnRows = run.data.preview.rows.length;
+    const totalRows = run.data.completeness.totalRows;
+    const data = { id: saved.id, title: saved.title, intent, chart: body.chart, spec, artifactId, fields: run.data.fields, drawnRows, totalRows };
+    return c.json(ok(`Saved ${saved.id}: ${run.summary}${drawnNote(drawnRows, totalRows)}`, data), 200);
   });
 
   app.openapi(getVizRoute, async (c) => {

@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { normalizeIntent, SemanticIntent } from '../../semantic/intent.ts';
 import { FIELD_KINDS, MATERIALIZE_MODES } from '../../vocabulary.ts';
-import { Chart, ResultField } from '../../contract/charts.ts';
+import { Chart, ChartRows, ResultField } from '../../contract/charts.ts';
 import { SessionId } from '../../contract/results.ts';
 import { envelope } from '../common/envelope.ts';
 import { QueryData } from '../queries/schemas.ts';
@@ -37,7 +37,7 @@ export const SemanticQueryEnvelope = envelope('SemanticQueryEnvelope', QueryData
 export const VisualizationRequest = z.object({ intent: Intent, chart: Chart, title: z.string().max(200).optional() }).strict().openapi('VisualizationRequest');
 
 const VisualizationData = z
-  .object({ id: z.string(), title: z.string().nullable(), intent: z.unknown(), chart: Chart, spec: z.record(z.string(), z.unknown()).openapi({ description: 'Vega-Lite v5.' }), artifactId: z.string().nullable(), fields: z.array(ResultField) })
+  .object({ id: z.string(), title: z.string().nullable(), intent: z.unknown(), chart: Chart, spec: z.record(z.string(), z.unknown()).openapi({ description: 'Vega-Lite v5.' }), artifactId: z.string().nullable(), fields: z.array(ResultField), ...ChartRows })
   .openapi('Visualization');
 
 export const VisualizationEnvelope = envelope('VisualizationEnvelope', VisualizationData);

@@ -32,8 +32,9 @@ export class CapTracker {
   #atRowLimit: boolean;
 
   constructor({ previewRows, limits, materialize }: ExportRequest, kept: Kept) {
-    this.#rowLimit = materialize === 'never' ? previewRows : limits.maxRows;
-    this.#rowCap = materialize === 'never' ? 'previewRows' : 'maxRows';
+    // Reading only the preview, the smaller of it and the row cap bounds the rows; the row cap is named when it is the one.
+    this.#rowLimit = materialize === 'never' ? Math.min(previewRows, limits.maxRows) : limits.maxRows;
+    this.#rowCap = materialize === 'never' && previewRows < limits.maxRows ? 'previewRows' : 'maxRows';
     this.#maxBytes = limits.maxBytes;
     this.#kept = kept;
     // A limit of 0 rows (materialize "never" with previewRows 0) is reached before any byte: any byte is a row past it.
