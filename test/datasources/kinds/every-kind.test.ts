@@ -20,6 +20,9 @@ import { filesSource, mysqlSource, REGIONS, ROWS, SHOP, sqliteSource, type KindS
 
 const MYSQL_URL = process.env.TEST_MYSQL_URL ?? '';
 
+/** The scripted model (msw) intercepts this process's fetch; the MCP client's streams go to the server on the fetch from before it. */
+const UNINTERCEPTED_FETCH = globalThis.fetch;
+
 const KINDS: { name: string; open: () => Promise<KindSource>; skip: string | null }[] = [
   { name: 'sqlite', open: async () => sqliteSource(), skip: null },
   { name: 'files', open: filesSource, skip: null },
@@ -93,7 +96,7 @@ for (const kind of KINDS) {
     });
 
     it('cuts the artifact at the exact row cap and says so; the artifact reads, aggregates and downloads', async () => {
-      const r = await query({ sql: 'SELECT id, region, total FROM shop_orders ORDER BY id', maxRows: 300, previewRows: 5, materialize: 'always' });
+      const r = await query({ sql: 'SELECT id, region, total FROM shop_orders ORDER BY id', limits: { maxRows: 300 }, previewRows: 5, materialize: 'always' });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const data = r.body.data;
       expect(data.state).toBe('SUCCEEDED');
@@ -195,7 +198,7 @@ for (const kind of KINDS) {
 
     it('serves the MCP tools on it', async () => {
       const client = new Client({ name: 'sluice-kinds', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.sluice.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKENS.analyst}` } } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.sluice.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKENS.analyst}` } }, fetch: UNINTERCEPTED_FETCH }));
       try {
         const listed = (await client.callTool({ name: 'list_tables', arguments: { datasource: 'shop' } })) as any;
         expect(JSON.stringify(listed.structuredContent)).toContain('shop_orders');
