@@ -5,6 +5,8 @@
 import { SluiceError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { DatasourceDriver, DatasourceKind, SqlDialect } from './driver.ts';
+import { mysqlDialect } from './mysql/mysql-dialect.ts';
+import { openMysqlDriver } from './mysql/mysql-driver.ts';
 import { pgDialect } from './postgres/pg-dialect.ts';
 import { openPostgresDriver } from './postgres/postgres-driver.ts';
 
@@ -22,6 +24,7 @@ interface Kind {
 
 const KINDS: Record<DatasourceKind, Kind> = {
   postgres: { schemes: ['postgres:', 'postgresql:'], dialect: pgDialect, open: openPostgresDriver },
+  mysql: { schemes: ['mysql:', 'mariadb:'], dialect: mysqlDialect('mysql'), open: openMysqlDriver },
 };
 
 /** The kind a datasource URL names by its scheme. */

@@ -5,10 +5,12 @@
  */
 import { SluiceError } from '../errors.ts';
 import type { DatasourceKind, ExportDriver } from './driver.ts';
+import { createMysqlExportDriver } from './mysql/export/mysql-export-driver.ts';
 import { createPgExportDriver } from './postgres/export/pg-export-driver.ts';
 
 const FACTORIES: Record<DatasourceKind, () => ExportDriver> = {
   postgres: createPgExportDriver,
+  mysql: createMysqlExportDriver,
 };
 
 export class ExportDrivers {
