@@ -9,9 +9,13 @@ import { skipNote } from '../../helpers/skip-note.ts';
 export const MYSQL_URL = process.env.TEST_MYSQL_URL ?? '';
 export const NO_MYSQL = MYSQL_URL === '';
 
-/** The test server's URL with `database` as its database. */
+/**
+ * The test server's URL with `database` as its database. A skipped suite is
+ * still collected: without a server it gets a URL nothing listens on, which
+ * nothing connects to, since drivers open lazily.
+ */
 export function urlWithDatabase(database: string): string {
-  const url = new URL(MYSQL_URL);
+  const url = new URL(NO_MYSQL ? 'mysql://root@127.0.0.1:1/' : MYSQL_URL);
   url.pathname = `/${database}`;
   return url.toString();
 }
