@@ -121,6 +121,24 @@ describe.skipIf(NO_MYSQL)(mysqlTitle('the MySQL/MariaDB driver on the engine'), 
     expect(regions).toEqual([['east', '1'], ['north', '1'], ['south', '2'], [null, '1']]);
   });
 
+  it('answers a session lost mid-statement with a retryable DATASOURCE_UNAVAILABLE, and the next export opens another', async () => {
+    const marker = `sluice_engine_lost_${Date.now()}`;
+    const outcome = failureOf(exports.run(under, `SELECT SLEEP(30) AS slept, '${marker}' AS marker`));
+    const find = `SELECT ID AS id FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO LIKE '%${marker}%'`;
+    let running: Record<string, unknown>[] = [];
+    for (let tries = 0; running.length === 0 && tries < 200; tries++) {
+      running = await admin.query(find);
+      if (running.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(running).toHaveLength(1);
+    await admin.query(`KILL CONNECTION ${Number(running[0]!.id)}`);
+    const error = await outcome;
+    expect(error).toMatchObject({ code: 'DATASOURCE_UNAVAILABLE', status: 503 });
+    expect(error.details).toMatchObject({ retryable: true });
+    const next = await exports.run(under, `SELECT COUNT(*) AS n FROM ${D}.sales`);
+    expect(next.rows).toEqual([['6']]);
+  });
+
   it('warns at start-up about a user with more than SELECT, and about a server not reachable yet', async () => {
     const [warning] = await under.driver.startupWarnings();
     expect(warning).toMatch(/privileges beyond reading \(.*ALL PRIVILEGES/);

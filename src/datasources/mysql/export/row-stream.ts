@@ -53,7 +53,7 @@ export async function openRows(connection: Connection, sql: string, fetchLimit: 
     const query = connection.query({ sql, rowsAsArray: true, typeCast: (field) => field.buffer() });
     // The stream reports the error; a query whose stream was given up must not throw it unheard.
     query.on('error', () => undefined);
-    return query.stream({ highWaterMark: STREAM_ROWS });
+    return endWithConnection(connection, query.stream({ highWaterMark: STREAM_ROWS }));
   };
   return { columns: described.columns, source: { cancel: () => killer.kill(), [Symbol.asyncIterator]: () => chunks(run(), described, fetchLimit, killer) } };
 }
@@ -67,6 +67,25 @@ function checkSameColumns(described: PlannedMetadata, fields: MysqlField[]): Val
 }
 
 type PlannedMetadata = ReturnType<typeof mysqlColumns>;
+
+/**
+ * mysql2 tells a connection lost during a streaming query to the connection
+ * only, not to the query: the stream is ended with that error here, or the
+ * export would wait for rows that never come.
+ */
+function endWithConnection(connection: Connection, stream: Readable): Readable {
+  const lost = (error?: unknown) => {
+    const reason = error instanceof Error ? error : Object.assign(new Error('The connection to the database ended.'), { code: 'PROTOCOL_CONNECTION_LOST' });
+    stream.destroy(reason);
+  };
+  connection.once('error', lost);
+  connection.once('end', lost);
+  stream.once('close', () => {
+    connection.removeListener('error', lost);
+    connection.removeListener('end', lost);
+  });
+  return stream;
+}
 
 function isOurStop(error: unknown): boolean {
   return (error as { errno?: unknown } | null)?.errno === ER_QUERY_INTERRUPTED;
