@@ -7,6 +7,8 @@ import type { Logger } from '../logger.ts';
 import type { DatasourceDriver, DatasourceKind, SqlDialect } from './driver.ts';
 import { duckdbDialect } from './files/duckdb-dialect.ts';
 import { openFilesDriver } from './files/files-driver.ts';
+import { mysqlDialect } from './mysql/mysql-dialect.ts';
+import { openMysqlDriver } from './mysql/mysql-driver.ts';
 import { pgDialect } from './postgres/pg-dialect.ts';
 import { openPostgresDriver } from './postgres/postgres-driver.ts';
 
@@ -25,6 +27,7 @@ interface Kind {
 const KINDS: Record<DatasourceKind, Kind> = {
   postgres: { schemes: ['postgres:', 'postgresql:'], dialect: pgDialect, open: openPostgresDriver },
   files: { schemes: ['file:'], dialect: duckdbDialect, open: openFilesDriver },
+  mysql: { schemes: ['mysql:', 'mariadb:'], dialect: mysqlDialect('mysql'), open: openMysqlDriver },
 };
 
 /** The kind a datasource URL names by its scheme; with `named`, the URL's scheme must be one of that kind's. */

@@ -6,11 +6,13 @@
 import { SluiceError } from '../errors.ts';
 import type { DatasourceKind, ExportDriver } from './driver.ts';
 import { createFilesExportDriver } from './files/export/files-export-driver.ts';
+import { createMysqlExportDriver } from './mysql/export/mysql-export-driver.ts';
 import { createPgExportDriver } from './postgres/export/pg-export-driver.ts';
 
 const FACTORIES: Record<DatasourceKind, () => ExportDriver> = {
   postgres: createPgExportDriver,
   files: createFilesExportDriver,
+  mysql: createMysqlExportDriver,
 };
 
 export class ExportDrivers {
