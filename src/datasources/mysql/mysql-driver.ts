@@ -70,7 +70,11 @@ export function openMysqlDriver(spec: MysqlSpec, log: Logger): DatasourceDriver 
     listTables: (options) => mapped(() => listTables(pool, options)),
     describeTable: (schema, name) => mapped(() => describeTable(pool, schema, name)),
     health: () => mapped(async () => void (await serverFlavor(), await pool.query('SELECT 1'))),
-    startupWarnings: () => startupWarnings(spec.id, pool),
+    // Start-up also learns which server this is, so the datasource listing says it from the first request.
+    startupWarnings: async () => {
+      await serverFlavor().catch(() => undefined);
+      return startupWarnings(spec.id, pool);
+    },
     close: () => pool.end(),
   };
 }
