@@ -359,6 +359,14 @@ describe('visualizations', () => {
   });
 });
 
+describe('SLUICE_MERGE_SOURCE_ROWS', () => {
+  it('defaults to 100000 and refuses what is not a positive integer, naming the variable', () => {
+    expect(loadConfig({}).mergeSourceRows).toBe(100_000);
+    expect(loadConfig({ SLUICE_MERGE_SOURCE_ROWS: '25' }).mergeSourceRows).toBe(25);
+    for (const bad of ['0', '-3', '1.5', 'lots']) expect(() => loadConfig({ SLUICE_MERGE_SOURCE_ROWS: bad })).toThrow(/SLUICE_MERGE_SOURCE_ROWS must be an integer between 1 and/);
+  });
+});
+
 describe('model files', () => {
   it('refuses to start on an invalid file, naming file, explore and field', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-badmodel-'));
