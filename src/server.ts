@@ -149,7 +149,7 @@ function buildServices(config: Config, logger: Logger, { registry, queryPool, st
   // With a shared catalog, running queries are published there so any replica can poll and cancel them.
   const queries = new QueryService(config, registry, store, queryPool, logger, shareSecrets ? { catalog: catalog.catalog, replica } : undefined);
   const collector = new Collector(store, (line) => logger.info(line));
-  const semantic = new SemanticService(new SemanticCatalog(explores), queries, (id) => registry.dialectOf(id));
+  const semantic = new SemanticService(new SemanticCatalog(explores), queries, (id) => registry.dialectOf(id), config.mergeSourceRows);
   // With a shared catalog, saved charts and request counts live there too, so every replica sees the same.
   const visualizations = shareSecrets ? catalogVisualizations(catalog.catalog) : localVisualizations(dataDir);
   const sharedRateCounts = shareSecrets ? new SharedRateCounts(catalog.catalog, logger) : null;

@@ -54,6 +54,33 @@ export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 export const FIELD_KINDS = ['dimension', 'metric'] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
 
+/** What a column of a semantic result is: a dimension, a metric, or a merge's table calculation. */
+export const RESULT_FIELD_KINDS = [...FIELD_KINDS, 'calculation'] as const;
+export type ResultFieldKind = (typeof RESULT_FIELD_KINDS)[number];
+
+/**
+ * The kinds of a semantic intent's validation errors (`details.errors[].kind`
+ * of SEMANTIC_VALIDATION_ERROR): every one an intent has is reported at once.
+ */
+export const SEMANTIC_ERROR_KINDS = [
+  'unknown_field', // a field id that does not exist in its explore, or belongs to another explore
+  'wrong_kind', // a metric listed as a dimension, or a dimension as a metric
+  'empty_query', // a metric query selecting nothing
+  'bad_filter', // a filter value of the wrong type or arity
+  'missing_filter', // an explore's required filter is absent
+  'missing_parameter', // an explore's required parameter is absent
+  'bad_sort', // a sort on a column the result does not have
+  'merge_shape', // not exactly two sources, a source with its own sorts or limit, no join key
+  'datasource_mismatch', // the sources' explores are on different datasources
+  'join_key', // a join key that is not one of its source's dimensions
+  'join_type_mismatch', // join keys of different types
+  'join_grain_mismatch', // join keys of different time grains
+  'fan_out', // a source dimension that is not a join key, so rows would repeat
+  'bad_calculation', // a table calculation's name or expression is refused
+  'source_row_cap', // a merge source returns more than SLUICE_MERGE_SOURCE_ROWS rows
+] as const;
+export type SemanticErrorKind = (typeof SEMANTIC_ERROR_KINDS)[number];
+
 /** The charts a saved visualization can draw. */
 export const CHART_TYPES = ['table', 'bar', 'line', 'area', 'scatter'] as const;
 export type ChartType = (typeof CHART_TYPES)[number];

@@ -269,7 +269,7 @@ export interface paths {
         put?: never;
         /**
          * Run a metric or merge intent
-         * @description Validated and compiled once into one statement, executed once through the /api/queries pipeline. A merge joins exactly two sources on dimensions of matching type and grain that cover every dimension of each source; its limit applies to the merged result only.
+         * @description Validated and compiled once into one statement, executed once through the /api/queries pipeline (a merge after the one statement that counts its sources). A merge joins exactly two sources on dimensions of matching type and grain (a date key joins a timestamp key at a shared grain, as dates) that cover every dimension of each source; keys NULL on both sides match and make one row. A source (counted up to SLUICE_MERGE_SOURCE_ROWS + 1 rows) over the cap fails the merge (kind `source_row_cap`), never trimmed. Table calculations, sorts (any merged column) and limit apply to the merged result only. Every validation error is reported at once in `error.details.errors`.
          */
         post: operations["runSemanticQuery"];
         delete?: never;
@@ -749,10 +749,12 @@ export interface components {
             errorCode: null;
         };
         ResultField: {
+            /** @description The field id, or a table calculation's name. */
             id: string;
-            source: 0 | 1;
+            /** @description The source of a dimension or metric; absent for a table calculation. */
+            source?: 0 | 1;
             /** @enum {string} */
-            kind: "dimension" | "metric";
+            kind: "dimension" | "metric" | "calculation";
         };
         SemanticQueryRequest: {
             intent: components["schemas"]["SemanticQueryIntent"];
@@ -785,6 +787,17 @@ export interface components {
                  * @enum {string}
                  */
                 joinType: "left" | "inner" | "full";
+                /** @description Columns computed over the merged rows, after the join; sorts may name them. */
+                tableCalculations?: {
+                    /** @description The result column it makes: a lowercase letter, then up to 62 lowercase letters, digits or underscores. */
+                    name: string;
+                    /**
+                     * @description Sluice's own grammar, compiled by Sluice and never spliced as SQL: numbers, merged field ids (join keys, metrics of either source), + - * /, parentheses, coalesce(a, b, ...) and nullif(a, b); at most 1000 characters and 20 levels of nesting. Division by zero gives NULL.
+                     * @example (sales.revenue - returns.refunded) / sales.revenue
+                     */
+                    expression: string;
+                }[];
+                /** @description Any column of the merged result: a join key (by either side's id), a metric of either source, a table calculation. Default: the join keys. */
                 sorts?: {
                     field: string;
                     /**
@@ -2440,7 +2453,7 @@ export interface operations {
                     "application/json": components["schemas"]["SemanticQueryEnvelope"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. `SEMANTIC_VALIDATION_ERROR` `READ_ONLY_VIOLATION` `SQL_ERROR` */
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. `SEMANTIC_VALIDATION_ERROR`: The intent is invalid and nothing ran. `details.errors: [{"kind", "source"?, "field"?, "message"}]` lists every error at once; `details.source`, `details.field` and the message are the first one's. Kinds: `unknown_field`, `wrong_kind`, `empty_query`, `bad_filter`, `missing_filter`, `missing_parameter`, `bad_sort`, `merge_shape`, `datasource_mismatch`, `join_key`, `join_type_mismatch`, `join_grain_mismatch`, `fan_out`, `bad_calculation`, `source_row_cap` (`source_row_cap`: a merge source has more rows than SLUICE_MERGE_SOURCE_ROWS). `READ_ONLY_VIOLATION` `SQL_ERROR` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2563,7 +2576,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisualizationEnvelope"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. `SEMANTIC_VALIDATION_ERROR` `READ_ONLY_VIOLATION` `SQL_ERROR` */
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. `SEMANTIC_VALIDATION_ERROR`: The intent is invalid and nothing ran. `details.errors: [{"kind", "source"?, "field"?, "message"}]` lists every error at once; `details.source`, `details.field` and the message are the first one's. Kinds: `unknown_field`, `wrong_kind`, `empty_query`, `bad_filter`, `missing_filter`, `missing_parameter`, `bad_sort`, `merge_shape`, `datasource_mismatch`, `join_key`, `join_type_mismatch`, `join_grain_mismatch`, `fan_out`, `bad_calculation`, `source_row_cap` (`source_row_cap`: a merge source has more rows than SLUICE_MERGE_SOURCE_ROWS). `READ_ONLY_VIOLATION` `SQL_ERROR` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2769,7 +2782,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. `SEMANTIC_VALIDATION_ERROR` `READ_ONLY_VIOLATION` `SQL_ERROR` */
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. `SEMANTIC_VALIDATION_ERROR`: The intent is invalid and nothing ran. `details.errors: [{"kind", "source"?, "field"?, "message"}]` lists every error at once; `details.source`, `details.field` and the message are the first one's. Kinds: `unknown_field`, `wrong_kind`, `empty_query`, `bad_filter`, `missing_filter`, `missing_parameter`, `bad_sort`, `merge_shape`, `datasource_mismatch`, `join_key`, `join_type_mismatch`, `join_grain_mismatch`, `fan_out`, `bad_calculation`, `source_row_cap` (`source_row_cap`: a merge source has more rows than SLUICE_MERGE_SOURCE_ROWS). `READ_ONLY_VIOLATION` `SQL_ERROR` */
             400: {
                 headers: {
                     [name: string]: unknown;

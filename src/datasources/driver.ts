@@ -92,7 +92,11 @@ export interface SqlDialect {
   quoteRelation(dotted: string): string;
   /** The placeholder of the n-th bound value (1-based), cast to the engine's type for `type`. */
   parameter(index: number, type: SemanticValueType): string;
-  /** `expression` truncated to `grain`; a date stays a date. */
+  /**
+   * `expression` truncated to `grain`; a date stays a date. With type 'date'
+   * the result is a date even when `expression` is a timestamp: a merge
+   * joining a date key to a timestamp key compares both that way.
+   */
   dateTrunc(grain: TimeGrain, expression: string, type: 'date' | 'timestamp'): string;
   /** A boolean expression: the text of `expression` contains / starts with the text `needle` stands for. */
   contains(expression: string, needle: string): string;
@@ -101,7 +105,13 @@ export interface SqlDialect {
   orderBy(expression: string, direction: 'asc' | 'desc'): string;
   /** The clause that keeps the first `rows` rows. */
   limit(rows: number): string;
-  /** The engine runs FULL [OUTER] JOIN; without it (MariaDB, MySQL) a full merge is compiled as its LEFT JOIN + unmatched-right equivalent. */
+  /**
+   * The engine runs FULL [OUTER] JOIN; without it (MariaDB, MySQL) a full
+   * merge is compiled as its LEFT JOIN + unmatched-right equivalent (RIGHT
+   * JOIN and UNION ALL). Merge join conditions also need `(a IS NULL) =
+   * (b IS NULL)` and a `parameter` placeholder of each key type inside
+   * COALESCE, so that NULL keys match.
+   */
   readonly fullJoin: boolean;
   /** "schema.table" as a person or model writes it, split into its parts (the default schema when none is given). */
   splitTableName(text: string): [string, string];

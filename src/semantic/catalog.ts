@@ -52,11 +52,10 @@ export class SemanticCatalog {
     return explore;
   }
 
-  resolve(explore: ExploreDef, id: string, source: number | null): ResolvedField {
-    const fail = (why: string) =>
-      new SluiceError('SEMANTIC_VALIDATION_ERROR', `${source === null ? '' : `Source ${source}: `}field "${id}" ${why}`, { source, field: id, explore: explore.name });
+  /** The field `id` names in `explore`, or why none: a field that does not exist is never guessed. */
+  resolve(explore: ExploreDef, id: string): ResolvedField | { why: string } {
     const [owner, name, extra] = id.split('.');
-    if (owner !== explore.name || name === undefined || extra !== undefined) throw fail(`is not a field of explore "${explore.name}" (field ids look like ${explore.name}.<field>).`);
+    if (owner !== explore.name || name === undefined || extra !== undefined) return { why: `field "${id}" is not a field of explore "${explore.name}" (field ids look like ${explore.name}.<field>).` };
     const dimension = explore.dimensions.find((d) => d.name === name);
     if (dimension) return { id, kind: 'dimension', def: dimension, grain: null, type: dimension.type };
     const metric = explore.metrics.find((m) => m.name === name);
@@ -66,7 +65,7 @@ export class SemanticCatalog {
         if (name === `${d.name}_${grain}`) return { id, kind: 'dimension', def: d, grain, type: d.type };
       }
     }
-    throw fail(`does not exist in explore "${explore.name}".`);
+    return { why: `field "${id}" does not exist in explore "${explore.name}".` };
   }
 
   fields(explore: ExploreDef): FieldInfo[] {

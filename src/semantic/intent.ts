@@ -28,7 +28,28 @@ export const MergeIntent = z
         sources: z.array(MetricQuery).min(1).max(8).openapi({ description: 'Exactly two for now.' }),
         joinOn: z.array(z.object({ left: FieldId, right: FieldId }).strict()).max(20),
         joinType: z.enum(['left', 'inner', 'full']).default('left'),
-        sorts: z.array(z.object({ field: FieldId, direction: z.enum(SORT_DIRECTIONS).default('asc') }).strict()).max(20).optional(),
+        tableCalculations: z
+          .array(
+            z
+              .object({
+                name: z.string().min(1).max(200).openapi({ description: 'The result column it makes: a lowercase letter, then up to 62 lowercase letters, digits or underscores.' }),
+                // Longer than the compiler accepts, so a too-long expression is reported with the intent's other errors.
+                expression: z.string().max(100_000).openapi({
+                  description:
+                    'Sluice\'s own grammar, compiled by Sluice and never spliced as SQL: numbers, merged field ids (join keys, metrics of either source), + - * /, parentheses, coalesce(a, b, ...) and nullif(a, b); at most 1000 characters and 20 levels of nesting. Division by zero gives NULL.',
+                  example: '(sales.revenue - returns.refunded) / sales.revenue',
+                }),
+              })
+              .strict(),
+          )
+          .max(20)
+          .optional()
+          .openapi({ description: 'Columns computed over the merged rows, after the join; sorts may name them.' }),
+        sorts: z
+          .array(z.object({ field: FieldId, direction: z.enum(SORT_DIRECTIONS).default('asc') }).strict())
+          .max(20)
+          .optional()
+          .openapi({ description: 'Any column of the merged result: a join key (by either side\'s id), a metric of either source, a table calculation. Default: the join keys.' }),
         limit: z.number().int().min(1).max(1_000_000).optional(),
       })
       .strict(),

@@ -2,6 +2,8 @@
  * Runs semantic intents: one validation and compilation, then one execution
  * through the same pipeline as /api/queries (preview, completeness,
  * artifact). Both intents take this path; an invalid one never reaches it.
+ * A merge first counts its sources' rows (source-row-check.ts) and runs
+ * only when none is over SLUICE_MERGE_SOURCE_ROWS.
  */
 import type { Principal } from '../auth/principals.ts';
 import type { SqlDialect } from '../datasources/driver.ts';
@@ -10,7 +12,8 @@ import type { QueryService, WaitPolicy } from '../query/query-service.ts';
 import type { QueryAnswer } from '../query/query-view.ts';
 import type { QueryData } from '../query/query-types.ts';
 import type { SemanticCatalog } from './catalog.ts';
-import { compileIntent, type ResultField } from './compile.ts';
+import { compileIntent, DEFAULT_MERGE_SOURCE_ROWS, type ResultField } from './compile.ts';
+import { checkSourceRows } from './source-row-check.ts';
 import type { SemanticIntentT } from './intent.ts';
 
 export interface SemanticRun extends QueryAnswer {
@@ -32,16 +35,19 @@ export class SemanticService {
   readonly catalog: SemanticCatalog;
   readonly #queries: QueryService;
   readonly #dialectOf: (datasource: string) => SqlDialect;
+  readonly #mergeSourceRows: number;
 
-  /** `dialectOf` answers the SQL dialect of an explore's datasource. */
-  constructor(catalog: SemanticCatalog, queries: QueryService, dialectOf: (datasource: string) => SqlDialect) {
+  /** `dialectOf` answers the SQL dialect of an explore's datasource; `mergeSourceRows` is SLUICE_MERGE_SOURCE_ROWS. */
+  constructor(catalog: SemanticCatalog, queries: QueryService, dialectOf: (datasource: string) => SqlDialect, mergeSourceRows = DEFAULT_MERGE_SOURCE_ROWS) {
     this.catalog = catalog;
     this.#queries = queries;
     this.#dialectOf = dialectOf;
+    this.#mergeSourceRows = mergeSourceRows;
   }
 
   async run(principal: Principal, intent: SemanticIntentT, options: RunOptions = {}): Promise<SemanticRun> {
-    const compiled = compileIntent(this.catalog, this.#dialectOf, principal, intent);
+    const compiled = compileIntent(this.catalog, this.#dialectOf, principal, intent, this.#mergeSourceRows);
+    if (compiled.rowCheck !== undefined) await checkSourceRows(this.#queries, principal, compiled.datasource, compiled.rowCheck);
     const answer = await this.#queries.run(
       principal,
       {

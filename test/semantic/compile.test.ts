@@ -88,6 +88,7 @@ const RETURNS = [
   [2, 'north', '2024-01-20 00:00:00+00', '3.00', 1],
   [3, 'west', '2024-01-05 00:00:00+00', '4.00', 2],
   [4, 'south', '2024-02-01 00:00:00+00', '1.50', 1],
+  [5, null, '2024-01-15 00:00:00+00', '0.50', 1],
 ];
 
 const ANALYST: Principal = { id: 'analyst', role: 'analyst', datasources: ['*'] };
@@ -343,7 +344,15 @@ describe('merge intents', () => {
     },
   });
 
-  it('left-joins the two sources on their keys, ordered by the keys', async () => {
+  /** The same merge written by hand: NULL keys match (IS NOT DISTINCT FROM), keys ordered NULL last. */
+  const byHand = (join: 'LEFT' | 'INNER' | 'FULL') => `
+    WITH s AS (SELECT region, sum(amount) AS revenue FROM shop.sales GROUP BY 1),
+         r AS (SELECT region, sum(amount) AS refunded FROM shop.returns GROUP BY 1)
+    SELECT ${join === 'FULL' ? 'COALESCE(s.region, r.region)' : 's.region'} AS region, s.revenue, r.refunded
+    FROM s ${join} JOIN r ON s.region IS NOT DISTINCT FROM r.region ORDER BY 1 ASC NULLS LAST`;
+  const handRows = async (sql: string) => (await duck.connection.runAndReadAll(sql)).getRowsJson();
+
+  it('left-joins the two sources on their keys, ordered by the keys; keys NULL on both sides match', async () => {
     const intent = byRegion();
     expect(compile(intent).fields).toEqual([
       { id: 'sales.region', source: 0, kind: 'dimension' },
@@ -354,25 +363,46 @@ describe('merge intents', () => {
       ['east', '100.00', null],
       ['north', '30.50', '5.00'],
       ['south', '13.00', '1.50'],
-      [null, '1.00', null],
+      [null, '1.00', '0.50'],
     ]);
+    expect(await rows(intent)).toEqual(await handRows(byHand('LEFT')));
   });
 
-  it('an inner join keeps matching keys only; a full join keeps both sides with the key of either', async () => {
+  it('an inner join keeps matching keys only (NULL with NULL too); a full join keeps both sides with the key of either, NULL keys in one row', async () => {
     expect(await rows(byRegion({ joinType: 'inner' }))).toEqual([
       ['north', '30.50', '5.00'],
       ['south', '13.00', '1.50'],
+      [null, '1.00', '0.50'],
     ]);
+    expect(await rows(byRegion({ joinType: 'inner' }))).toEqual(await handRows(byHand('INNER')));
     expect(await rows(byRegion({ joinType: 'full' }))).toEqual([
       ['east', '100.00', null],
       ['north', '30.50', '5.00'],
       ['south', '13.00', '1.50'],
       ['west', null, '4.00'],
-      [null, '1.00', null],
+      [null, '1.00', '0.50'],
     ]);
+    expect(await rows(byRegion({ joinType: 'full' }))).toEqual(await handRows(byHand('FULL')));
   });
 
-  it('compiles a full join for an engine without FULL JOIN as LEFT JOIN plus the unmatched right rows, with the same rows', async () => {
+  it('a NULL key never matches a real value equal to the placeholder', async () => {
+    // '' is the text placeholder: a region '' on one side must not pair with a NULL region on the other.
+    await duck.connection.run("INSERT INTO shop.returns VALUES (99, '', CAST('2024-01-01 00:00:00+00' AS TIMESTAMPTZ), 9.00, 1)");
+    try {
+      expect(await rows(byRegion({ joinType: 'full' }))).toEqual([
+        ['', null, '9.00'],
+        ['east', '100.00', null],
+        ['north', '30.50', '5.00'],
+        ['south', '13.00', '1.50'],
+        ['west', null, '4.00'],
+        [null, '1.00', '0.50'],
+      ]);
+    } finally {
+      await duck.connection.run('DELETE FROM shop.returns WHERE id = 99');
+    }
+  });
+
+  it('compiles a full join for an engine without FULL JOIN as LEFT JOIN plus the unmatched right rows, with the same rows, NULL keys included', async () => {
     const withoutFullJoin = { ...pgDialect, fullJoin: false };
     for (const extra of [{ joinType: 'full' }, { joinType: 'full', sorts: [{ field: 'returns.refunded', direction: 'desc' }], limit: 3 }]) {
       const intent = SemanticIntent.parse(byRegion(extra));
@@ -383,6 +413,37 @@ describe('merge intents', () => {
       const run = async (c: typeof native) => (await duck.connection.runAndReadAll(c.sql, c.params as DuckDBValue[])).getRowsJson();
       expect(await run(emulated)).toEqual(await run(native));
     }
+    // The NULL-keyed rows of both sides are one row, not a matched row plus an "unmatched" right row.
+    const emulated = compileIntent(catalog, () => withoutFullJoin, ANALYST, SemanticIntent.parse(byRegion({ joinType: 'full' })));
+    expect((await duck.connection.runAndReadAll(emulated.sql, emulated.params as DuckDBValue[])).getRowsJson()).toEqual(await handRows(byHand('FULL')));
+  });
+
+  it('joins a date key to a timestamp key at a shared grain, compared as dates', async () => {
+    const intent = {
+      type: 'merge',
+      query: {
+        sources: [
+          { explore: 'sales', dimensions: ['sales.sold_on_month'], metrics: ['sales.revenue'] },
+          { explore: 'returns', dimensions: ['returns.returned_at_month'], metrics: ['returns.refunded'] },
+        ],
+        joinOn: [{ left: 'sales.sold_on_month', right: 'returns.returned_at_month' }],
+        joinType: 'full',
+      },
+    };
+    const want = await handRows(`
+      WITH s AS (SELECT date_trunc('month', cast(sold_at AS date))::date AS m, sum(amount) AS revenue FROM shop.sales GROUP BY 1),
+           r AS (SELECT date_trunc('month', returned_at)::date AS m, sum(amount) AS refunded FROM shop.returns GROUP BY 1)
+      SELECT COALESCE(s.m, r.m) AS m, s.revenue, r.refunded FROM s FULL JOIN r ON s.m IS NOT DISTINCT FROM r.m ORDER BY 1 NULLS LAST`);
+    expect(await rows(intent)).toEqual(want);
+    expect(await rows(intent)).toEqual([
+      ['2023-12-01', '10.00', null],
+      ['2024-01-01', '26.75', '9.50'],
+      ['2024-02-01', '7.75', '1.50'],
+      ['2024-04-01', '100.00', null],
+    ]);
+    // Only at a grain: the raw timestamp does not join a date month.
+    const raw = refusal({ ...intent, query: { ...intent.query, sources: [intent.query.sources[0], { explore: 'returns', dimensions: ['returns.returned_at'], metrics: ['returns.refunded'] }], joinOn: [{ left: 'sales.sold_on_month', right: 'returns.returned_at' }] } });
+    expect(raw.details.errors).toEqual([expect.objectContaining({ kind: 'join_type_mismatch', source: 1, field: 'returns.returned_at' })]);
   });
 
   it('joins on two keys of the same grain; sorts and limit apply to the merged rows', async () => {
@@ -419,7 +480,8 @@ describe('merge intents', () => {
       },
     };
     expect(compile(intent).fields.map((f) => `${f.source}:${f.id}`)).toEqual(['0:sales.region', '0:sales.revenue', '1:sales.revenue']);
-    expect(compile(intent).params).toEqual(['web', 'shop']);
+    // The sources' filter values, then the join's NULL placeholders (one per side of each key).
+    expect(compile(intent).params).toEqual(['web', 'shop', '', '']);
     expect(await rows(intent)).toEqual([
       ['north', '10.00', '20.50'],
       ['south', '13.00', null],
@@ -460,7 +522,7 @@ describe('merge intents', () => {
     ],
     ['a fan-out from source 0', { sources: [monthly, byRegion().query.sources[1]] }, 0, 'sales.sold_at_month', /fan-out/],
     ['a fan-out from source 1', { sources: [byRegion().query.sources[0], { explore: 'returns', dimensions: ['returns.region', 'returns.quantity'], metrics: ['returns.refunded'] }] }, 1, 'returns.quantity', /fan-out/],
-    ['a sort on a field that is neither a key nor a metric', { sorts: [{ field: 'sales.channel' }] }, null, 'sales.channel', /not a join key or a metric/],
+    ['a sort on a field that is neither a key nor a metric', { sorts: [{ field: 'sales.channel' }] }, null, 'sales.channel', /is not a column of the merged result/],
     ['an invalid field inside a source', { sources: [byRegion().query.sources[0], { explore: 'returns', dimensions: ['returns.regoin'], metrics: ['returns.refunded'] }] }, 1, 'returns.regoin', /^Source 1: field "returns.regoin" does not exist/],
   ];
   for (const [label, change, source, field, message] of refused) {
@@ -473,6 +535,157 @@ describe('merge intents', () => {
       if (source !== null) expect(e.message).toMatch(new RegExp(`^Source ${source}: `));
     });
   }
+});
+
+describe('merge table calculations', () => {
+  const withCalcs = (tableCalculations: unknown[], extra: Record<string, unknown> = {}) => ({
+    type: 'merge',
+    query: {
+      sources: [
+        { explore: 'sales', dimensions: ['sales.region'], metrics: ['sales.revenue', 'sales.sale_count'] },
+        { explore: 'returns', dimensions: ['returns.region'], metrics: ['returns.refunded'] },
+      ],
+      joinOn: [{ left: 'sales.region', right: 'returns.region' }],
+      joinType: 'full',
+      tableCalculations,
+      ...extra,
+    },
+  });
+
+  it('computes calculations over the merged columns, names them as columns, and sorts on them', async () => {
+    const intent = withCalcs(
+      [
+        { name: 'net', expression: 'coalesce(sales.revenue, 0) - coalesce(returns.refunded, 0)' },
+        { name: 'refund_share', expression: 'returns.refunded / sales.revenue' },
+        { name: 'per_sale', expression: '-(sales.revenue) / nullif(sales.sale_count, 1) * 2' },
+      ],
+      { sorts: [{ field: 'net', direction: 'desc' }] },
+    );
+    const compiled = compile(intent);
+    expect(compiled.fields.slice(-3)).toEqual([
+      { id: 'net', kind: 'calculation' },
+      { id: 'refund_share', kind: 'calculation' },
+      { id: 'per_sale', kind: 'calculation' },
+    ]);
+    const got = (await rows(intent)).map((r) => [r[0], Number(r[4]), r[5] === null ? null : Number(Number(r[5]).toFixed(4)), r[6] === null ? null : Number(r[6])]);
+    // By hand: net = revenue - refunded; refund_share = refunded / revenue (NULL without revenue); per_sale = -revenue / nullif(count, 1) * 2.
+    expect(got).toEqual([
+      ['east', 100, null, null],
+      ['north', 25.5, 0.1639, -30.5],
+      ['south', 11.5, 0.1154, -13],
+      [null, 0.5, 0.5, null],
+      ['west', -4, null, null],
+    ]);
+  });
+
+  it('gives NULL for a division by zero', async () => {
+    const intent = withCalcs([{ name: 'zero', expression: 'sales.revenue / (sales.sale_count - sales.sale_count)' }], { joinType: 'left' });
+    expect((await rows(intent)).map((r) => r[4])).toEqual([null, null, null, null]);
+  });
+
+  const hostile: [string, string, RegExp][] = [
+    ['a statement injected after a parenthesis', '1); DROP TABLE x; --', /unexpected character ";"/],
+    ['a quoted string', "sales.revenue + 'a'", /unexpected character "'"/],
+    ['a double-quoted identifier', '"sales.revenue"', /unexpected character/],
+    ['a block comment', 'sales.revenue /* x */', /unexpected "\*"/],
+    ['an unknown function', 'pg_sleep(10)', /"pg_sleep" is not a function/],
+    ['a subquery', '(select 1)', /"select" is not a column/],
+    ['an unknown field id', 'sales.profit * 2', /"sales.profit" is not a column of the merged result/],
+    ['a field the merge does not select', 'sales.average', /not a column/],
+    ['an empty expression', '  ', /empty/],
+    ['a nesting too deep', `${'('.repeat(40)}1${')'.repeat(40)}`, /nests deeper than 20/],
+    ['a chain of minus signs too deep', `${'-'.repeat(40)}1`, /nests deeper than 20/],
+    ['a 10,000-character expression', `1${' + 1'.repeat(2500)}`, /10001 characters long; the most is 1000/],
+    ['nullif with one argument', 'nullif(sales.revenue)', /nullif takes 2 arguments; got 1/],
+    ['two values side by side', 'sales.revenue returns.refunded', /unexpected "returns.refunded"/],
+  ];
+  for (const [label, expression, message] of hostile) {
+    it(`refuses ${label}, in details.errors, before any SQL exists`, () => {
+      const e = refusal(withCalcs([{ name: 'calc', expression }]));
+      expect(e.code).toBe('SEMANTIC_VALIDATION_ERROR');
+      expect(e.details.errors).toEqual([{ kind: 'bad_calculation', field: 'calc', message: expect.stringMatching(message) }]);
+    });
+  }
+
+  it('refuses a bad name, a name already taken and a calculation naming another', () => {
+    const e = refusal(
+      withCalcs([
+        { name: 'Bad-Name', expression: '1' },
+        { name: 'a', expression: '1' },
+        { name: 'a', expression: '2' },
+        { name: 'b', expression: 'a + 1' },
+      ]),
+    );
+    expect((e.details.errors as { field: string; message: string }[]).map((x) => `${x.field}: ${x.message}`)).toEqual([
+      expect.stringMatching(/^Bad-Name: .*lowercase letter/),
+      expect.stringMatching(/^a: .*already a column/),
+      expect.stringMatching(/^b: .*"a" is not a column/),
+    ]);
+  });
+
+  it('never puts the expression text in the SQL: only numbers, quoted columns and its own operators', () => {
+    const sql = compile(withCalcs([{ name: 'calc', expression: 'COALESCE(sales.revenue,0)*1.5' }])).sql;
+    expect(sql).toContain('(COALESCE("sales.revenue", 0) * 1.5) AS "calc"');
+    // Two minus signs are a double negation in the grammar, never a comment in the SQL.
+    const negated = compile(withCalcs([{ name: 'calc', expression: 'sales.revenue -- 1' }])).sql;
+    expect(negated).toContain('("sales.revenue" - (-1)) AS "calc"');
+    expect(negated).not.toContain('--');
+  });
+});
+
+describe('every validation error at once', () => {
+  it('lists each error with its kind, source and field; the first stays on top for older clients', () => {
+    const e = refusal({
+      type: 'merge',
+      query: {
+        sources: [
+          { explore: 'sales', dimensions: ['sales.regoin', 'sales.channel'], metrics: ['sales.region'], filters: [{ field: 'sales.quantity', op: 'eq', value: 'x' }] },
+          { explore: 'returns', dimensions: ['returns.region'], metrics: ['returns.refunded'], limit: 3 },
+        ],
+        joinOn: [{ left: 'sales.channel', right: 'returns.returned_at' }],
+        sorts: [{ field: 'sales.nope' }],
+        tableCalculations: [{ name: 'x', expression: 'sales.revenue +' }],
+      },
+    });
+    expect(e.code).toBe('SEMANTIC_VALIDATION_ERROR');
+    expect(e.details).toMatchObject({ source: 1, field: null });
+    expect(e.message).toMatch(/^Source 1: a merge source is always complete.*\(and 7 more in details\.errors\)$/);
+    expect((e.details.errors as { kind: string; source?: number; field?: string }[]).map((x) => [x.kind, x.source ?? null, x.field ?? null])).toEqual([
+      ['merge_shape', 1, null],
+      ['unknown_field', 0, 'sales.regoin'],
+      ['wrong_kind', 0, 'sales.region'],
+      ['bad_filter', 0, 'sales.quantity'],
+      ['join_key', 1, 'returns.returned_at'],
+      ['fan_out', 1, 'returns.region'],
+      ['bad_calculation', null, 'x'],
+      ['bad_sort', null, 'sales.nope'],
+    ]);
+  });
+});
+
+describe('the source row cap', () => {
+  it('counts each source up to one row past the cap, exactly, with the sources\' own bound values', async () => {
+    const intent = SemanticIntent.parse({
+      type: 'merge',
+      query: {
+        sources: [
+          { explore: 'sales', dimensions: ['sales.region'], metrics: ['sales.revenue'], filters: [{ field: 'sales.channel', op: 'eq', value: 'web' }] },
+          { explore: 'returns', dimensions: ['returns.region'], metrics: ['returns.refunded'] },
+        ],
+        joinOn: [{ left: 'sales.region', right: 'returns.region' }],
+      },
+    });
+    const count = async (cap: number) => {
+      const check = compileIntent(catalog, () => pgDialect, ANALYST, intent, cap).rowCheck!;
+      expect(check).toMatchObject({ cap, explores: ['sales', 'returns'], params: ['web'] });
+      return (await duck.connection.runAndReadAll(check.sql, check.params as DuckDBValue[])).getRowsJson()[0]!.map(Number);
+    };
+    // Web sales have 3 regions (north, south, NULL); returns have 4 (north, west, south, NULL).
+    expect(await count(100)).toEqual([3, 4]);
+    expect(await count(3)).toEqual([3, 4]);
+    expect(await count(2)).toEqual([3, 3]);
+    expect(compile(metric({ explore: 'sales', metrics: ['sales.revenue'] })).rowCheck).toBeUndefined();
+  });
 });
 
 describe('the shipped model (models/shop.yml)', () => {

@@ -12,6 +12,11 @@ import { loadConfig } from '../../src/config.ts';
 import { startSluice } from '../../src/server.ts';
 import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { quietLogger } from '../../src/logger.ts';
+import { pgDialect } from '../../src/datasources/postgres/pg-dialect.ts';
+import { SemanticCatalog } from '../../src/semantic/catalog.ts';
+import { compileIntent } from '../../src/semantic/compile.ts';
+import { SemanticIntent } from '../../src/semantic/intent.ts';
+import { loadModels } from '../../src/semantic/load-models.ts';
 
 const S = 'semtest';
 const MODEL = `
@@ -23,6 +28,7 @@ explores:
       - { name: region, type: string }
       - { name: channel, type: string }
       - { name: sold_at, type: timestamp, timeGrains: [month, year] }
+      - { name: sold_on, type: date, sql: "sold_at::date", timeGrains: [month] }
       - { name: quantity, type: number }
     metrics:
       - { name: revenue, type: sum, sql: amount }
@@ -84,6 +90,9 @@ beforeAll(async () => {
     timestamptz '2025-01-01' + (g * 7 % 365) * interval '1 day' as sold_at, (g % 9)::numeric(12,2) + 0.25 as amount, g % 4 as quantity from generate_series(1, 3000) g`);
   await server.sql.unsafe(`create table ${S}.returns as select g as id, (array['north','south','east','west'])[1 + g % 4] as region,
     timestamptz '2025-01-01' + (g * 11 % 365) * interval '1 day' as returned_at, (g % 5)::numeric(12,2) + 0.5 as amount, g % 4 as quantity from generate_series(1, 400) g`);
+  // Rows without a region on both sides: a merge makes one row of them.
+  await server.sql.unsafe(`insert into ${S}.sales values (9001, null, 'web', '2025-02-03', 3.00, 1), (9002, null, 'shop', '2025-02-20', 4.00, 2)`);
+  await server.sql.unsafe(`insert into ${S}.returns values (9001, null, '2025-02-10', 1.25, 1)`);
 });
 afterAll(async () => {
   await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
@@ -110,11 +119,11 @@ describe('explores', () => {
 });
 
 describe('merge', () => {
-  it('returns source-correct values, one statement, one execution', async () => {
+  it('returns source-correct values, one statement, one execution (after the count of its sources)', async () => {
     const before = server.sluice.queriesSubmitted();
     const r = await semantic(mergeIntent());
     expect(r.status).toBe(200);
-    expect(server.sluice.queriesSubmitted()).toBe(before + 1);
+    expect(server.sluice.queriesSubmitted()).toBe(before + 2);
     expect(r.body.data.fields).toEqual([
       { id: 'sales.region', source: 0, kind: 'dimension' },
       { id: 'sales.sold_at_month', source: 0, kind: 'dimension' },
@@ -124,7 +133,7 @@ describe('merge', () => {
     const truth = await server.sql.unsafe(`
       with s as (select region, date_trunc('month', sold_at) m, sum(amount) revenue from ${S}.sales group by 1, 2),
            r as (select region, date_trunc('month', returned_at) m, sum(amount) refunded from ${S}.returns group by 1, 2)
-      select s.region, s.m, s.revenue::text revenue, r.refunded::text refunded from s left join r on s.region = r.region and s.m = r.m
+      select s.region, s.m, s.revenue::text revenue, r.refunded::text refunded from s left join r on s.region is not distinct from r.region and s.m = r.m
       order by s.revenue desc nulls last, 1, 2`);
     const got = r.body.data.preview.rows.map((row: any[]) => `${row[0]}|${row[1]}|${row[2]}|${row[3]}`).sort();
     const want = truth.map((t) => `${t.region}|${new Date(t.m).toISOString().replace('.000Z', '.000000Z')}|${t.revenue}|${t.refunded}`).sort();
@@ -170,6 +179,135 @@ describe('merge', () => {
     const required = await semantic({ type: 'metric', query: { explore: 'guarded', dimensions: [], metrics: ['guarded.revenue'], filters: [{ field: 'guarded.sold_at', op: 'gte', value: '2025-06-01T00:00:00Z' }] } });
     const [g] = await server.sql.unsafe(`select sum(amount)::text s from ${S}.sales where sold_at >= '2025-06-01T00:00:00Z'`);
     expect(required.body.data.preview.rows).toEqual([[g!.s]]);
+  });
+});
+
+describe('merges as Lightdash merges (on PostgreSQL)', () => {
+  const byRegion = (extra: Record<string, unknown> = {}) => ({
+    type: 'merge',
+    query: {
+      sources: [
+        { explore: 'sales', dimensions: ['sales.region'], metrics: ['sales.revenue'] },
+        { explore: 'returns', dimensions: ['returns.region'], metrics: ['returns.refunded'] },
+      ],
+      joinOn: [{ left: 'sales.region', right: 'returns.region' }],
+      ...extra,
+    },
+  });
+  /** By hand: PostgreSQL refuses FULL JOIN on IS NOT DISTINCT FROM, so the NULL-keyed rows are added as one row of their own. */
+  const handFull = () =>
+    server.sql.unsafe(`
+      with s as (select region, sum(amount) revenue from ${S}.sales group by 1), r as (select region, sum(amount) refunded from ${S}.returns group by 1)
+      select coalesce(s.region, r.region) region, s.revenue::text revenue, r.refunded::text refunded from s full join r on s.region = r.region
+      where coalesce(s.region, r.region) is not null
+      union all
+      select null, (select revenue::text from s where region is null), (select refunded::text from r where region is null)
+      order by 1 nulls last`);
+  const asRows = (truth: Record<string, unknown>[]) => truth.map((t) => Object.values(t));
+
+  it('makes one row of the keys NULL on both sides, in a left, an inner and a full merge', async () => {
+    const full = asRows(await handFull());
+    expect(full.at(-1)).toEqual([null, '7.00', '1.25']);
+    expect((await semantic(byRegion({ joinType: 'full' }))).body.data.preview.rows).toEqual(full);
+    expect((await semantic(byRegion())).body.data.preview.rows).toEqual(full.filter((r) => r[1] !== null));
+    expect((await semantic(byRegion({ joinType: 'inner' }))).body.data.preview.rows).toEqual(full.filter((r) => r[1] !== null && r[2] !== null));
+  });
+
+  it('gives the same rows on PostgreSQL through the FULL JOIN emulation of engines without it', async () => {
+    const catalog = new SemanticCatalog(loadModels(modelsDir));
+    const compiled = compileIntent(catalog, () => ({ ...pgDialect, fullJoin: false }), { id: 'analyst', role: 'analyst', datasources: ['*'] }, SemanticIntent.parse(byRegion({ joinType: 'full' })));
+    expect(compiled.sql).not.toMatch(/FULL JOIN/);
+    const got = await server.sql.unsafe(compiled.sql, compiled.params as string[]);
+    const want = await handFull();
+    // numeric arrives as text from the driver, as the hand-written ::text columns do.
+    expect(asRows(got)).toEqual(asRows(want));
+  });
+
+  it('joins a date key to a timestamp key at a shared grain, as dates', async () => {
+    const r = await semantic({
+      type: 'merge',
+      query: {
+        sources: [
+          { explore: 'sales', dimensions: ['sales.sold_on_month'], metrics: ['sales.revenue'] },
+          { explore: 'returns', dimensions: ['returns.returned_at_month'], metrics: ['returns.refunded'] },
+        ],
+        joinOn: [{ left: 'sales.sold_on_month', right: 'returns.returned_at_month' }],
+        joinType: 'full',
+      },
+    });
+    expect(r.status).toBe(200);
+    const truth = await server.sql.unsafe(`
+      with s as (select date_trunc('month', sold_at::date)::date m, sum(amount) revenue from ${S}.sales group by 1),
+           r as (select date_trunc('month', returned_at)::date m, sum(amount) refunded from ${S}.returns group by 1)
+      select to_char(coalesce(s.m, r.m), 'YYYY-MM-DD') m, s.revenue::text revenue, r.refunded::text refunded from s full join r on s.m = r.m order by 1`);
+    expect(truth.length).toBeGreaterThan(11);
+    expect(r.body.data.preview.rows).toEqual(asRows(truth));
+  });
+
+  it('computes table calculations, sorts on them, and gives NULL for a division by zero', async () => {
+    const r = await semantic(
+      byRegion({
+        joinType: 'full',
+        tableCalculations: [
+          { name: 'net', expression: 'coalesce(sales.revenue, 0) - coalesce(returns.refunded, 0)' },
+          { name: 'share', expression: 'returns.refunded / (sales.revenue - sales.revenue)' },
+        ],
+        sorts: [{ field: 'net', direction: 'desc' }],
+      }),
+    );
+    expect(r.status).toBe(200);
+    expect(r.body.data.fields.slice(-2)).toEqual([
+      { id: 'net', kind: 'calculation' },
+      { id: 'share', kind: 'calculation' },
+    ]);
+    const truth = await server.sql.unsafe(`
+      with m as (
+        with s as (select region, sum(amount) revenue from ${S}.sales group by 1), r as (select region, sum(amount) refunded from ${S}.returns group by 1)
+        select coalesce(s.region, r.region) region, s.revenue, r.refunded from s full join r on s.region = r.region where coalesce(s.region, r.region) is not null
+        union all select null, (select revenue from s where region is null), (select refunded from r where region is null))
+      select region, (coalesce(revenue, 0) - coalesce(refunded, 0))::float8 net from m order by 2 desc`);
+    expect(r.body.data.preview.rows.map((row: unknown[]) => [row[0], Number(row[3]), row[4]])).toEqual(truth.map((t) => [t.region, t.net, null]));
+  });
+
+  it('refuses hostile calculations with every error at once, runs nothing and changes nothing', async () => {
+    const before = server.sluice.queriesSubmitted();
+    const r = await semantic(
+      byRegion({
+        tableCalculations: [
+          { name: 'a', expression: `1); DROP TABLE ${S}.sales; --` },
+          { name: 'b', expression: "sales.revenue || 'x'" },
+          { name: 'c', expression: 'pg_sleep(5)' },
+          { name: 'd', expression: '1'.repeat(10_000) },
+        ],
+        sorts: [{ field: 'sales.nope' }],
+      }),
+    );
+    expect(r.status).toBe(400);
+    expect(r.body.errorCode).toBe('SEMANTIC_VALIDATION_ERROR');
+    expect(r.body.error.details.field).toBe('a');
+    expect(r.body.error.details.errors.map((e: { kind: string; field: string }) => `${e.kind}:${e.field}`)).toEqual(['bad_calculation:a', 'bad_calculation:b', 'bad_calculation:c', 'bad_calculation:d', 'bad_sort:sales.nope']);
+    expect(server.sluice.queriesSubmitted()).toBe(before);
+    const [{ n }] = (await server.sql.unsafe(`select count(*)::int n from ${S}.sales`)) as unknown as [{ n: number }];
+    expect(n).toBe(3002);
+  });
+
+  it('fails a merge whose source is over SLUICE_MERGE_SOURCE_ROWS, naming it; a source at the cap runs', async () => {
+    const capped = await startTestServer({ SLUICE_MODELS_DIR: modelsDir, SLUICE_MERGE_SOURCE_ROWS: '4' });
+    try {
+      // sales has 4 regions (north, south, east, NULL): at the cap. returns has 5 (with west): over it.
+      const over = await capped.request('/api/semantic/query', { token: TOKENS.analyst, body: { intent: byRegion() } });
+      expect(over.status).toBe(400);
+      expect(over.body.errorCode).toBe('SEMANTIC_VALIDATION_ERROR');
+      expect(over.body.error.details).toMatchObject({ source: 1, field: null, explore: 'returns' });
+      expect(over.body.error.details.errors).toEqual([{ kind: 'source_row_cap', source: 1, message: expect.stringMatching(/^Source 1: explore "returns" returns more than 4 rows/) }]);
+      const withoutWest = byRegion();
+      (withoutWest.query.sources[1] as Record<string, unknown>).filters = [{ field: 'returns.region', op: 'not_in', value: ['west'] }];
+      const atCap = await capped.request('/api/semantic/query', { token: TOKENS.analyst, body: { intent: withoutWest } });
+      expect(atCap.status).toBe(200);
+      expect(atCap.body.data.preview.rows.map((row: unknown[]) => row[0])).toEqual(['east', 'north', 'south', null]);
+    } finally {
+      await capped.stop();
+    }
   });
 });
 
@@ -234,6 +372,14 @@ describe('visualizations', () => {
       await second.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('SLUICE_MERGE_SOURCE_ROWS', () => {
+  it('defaults to 100000 and refuses what is not a positive integer, naming the variable', () => {
+    expect(loadConfig({}).mergeSourceRows).toBe(100_000);
+    expect(loadConfig({ SLUICE_MERGE_SOURCE_ROWS: '25' }).mergeSourceRows).toBe(25);
+    for (const bad of ['0', '-3', '1.5', 'lots']) expect(() => loadConfig({ SLUICE_MERGE_SOURCE_ROWS: bad })).toThrow(/SLUICE_MERGE_SOURCE_ROWS must be an integer between 1 and/);
   });
 });
 

@@ -6,6 +6,7 @@
  * declares the same failures.
  */
 import { diskFullError, type ErrorCode } from '../../errors.ts';
+import { SEMANTIC_ERROR_KINDS } from '../../vocabulary.ts';
 import type { ErrorOutcome } from './envelope.ts';
 
 type Failure = ErrorCode | ErrorOutcome;
@@ -51,5 +52,12 @@ export const QUERY_FAILURES: readonly Failure[] = [
   STORAGE_FULL,
 ];
 
+/** An invalid semantic intent, with every error it has listed by kind. */
+export const SEMANTIC_VALIDATION: ErrorOutcome = {
+  code: 'SEMANTIC_VALIDATION_ERROR',
+  status: 400,
+  description: `The intent is invalid and nothing ran. \`details.errors: [{"kind", "source"?, "field"?, "message"}]\` lists every error at once; \`details.source\`, \`details.field\` and the message are the first one's. Kinds: ${SEMANTIC_ERROR_KINDS.map((k) => `\`${k}\``).join(', ')} (\`source_row_cap\`: a merge source has more rows than SLUICE_MERGE_SOURCE_ROWS).`,
+};
+
 /** A semantic intent: resolved against the caller's explores, compiled, then run as a query. */
-export const SEMANTIC_QUERY_FAILURES: readonly Failure[] = ['SEMANTIC_VALIDATION_ERROR', ...QUERY_FAILURES];
+export const SEMANTIC_QUERY_FAILURES: readonly Failure[] = [SEMANTIC_VALIDATION, ...QUERY_FAILURES];

@@ -21,7 +21,8 @@ export const queryRoute = createRoute({
   path: '/api/semantic/query',
   tags: tagged('Semantic'),
   summary: 'Run a metric or merge intent',
-  description: 'Validated and compiled once into one statement, executed once through the /api/queries pipeline. A merge joins exactly two sources on dimensions of matching type and grain that cover every dimension of each source; its limit applies to the merged result only.',
+  description:
+    'Validated and compiled once into one statement, executed once through the /api/queries pipeline (a merge after the one statement that counts its sources). A merge joins exactly two sources on dimensions of matching type and grain (a date key joins a timestamp key at a shared grain, as dates) that cover every dimension of each source; keys NULL on both sides match and make one row. A source (counted up to SLUICE_MERGE_SOURCE_ROWS + 1 rows) over the cap fails the merge (kind `source_row_cap`), never trimmed. Table calculations, sorts (any merged column) and limit apply to the merged result only. Every validation error is reported at once in `error.details.errors`.',
   request: { body: { required: true, content: { 'application/json': { schema: SemanticQueryRequest } } } },
   responses: {
     200: jsonResponse(SemanticQueryEnvelope, 'The result, with each column named by field id and source.'),

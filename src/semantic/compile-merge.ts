@@ -1,0 +1,111 @@
+/**
+ * Compiles a merge intent: two metric queries on one datasource, joined on
+ * their keys, into one statement with one complete CTE per source (s0, s1).
+ * The whole intent is validated first and every error is reported at once.
+ * Table calculations and the merge's sorts and limit apply to the merged
+ * rows only. The SQL is the datasource's dialect, never branched on here.
+ */
+import type { SemanticValueType } from '../datasources/driver.ts';
+import type { CompiledIntent, ResultField } from './compile.ts';
+import { compileMetricQuery, type CompileContext } from './compile-metric.ts';
+import type { SemanticIntentT } from './intent.ts';
+import { joinCondition, joinedRows, keyColumn, keyPairs } from './merge-join.ts';
+import { compileCalculation } from './table-calculation.ts';
+
+type MergeQuery = Extract<SemanticIntentT, { type: 'merge' }>['query'];
+
+const CALCULATION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+
+export function compileMerge(ctx: CompileContext, query: MergeQuery, mergeSourceRows: number): CompiledIntent {
+  const { issues } = ctx;
+  const { sources, joinOn, joinType } = query;
+  if (sources.length !== 2) issues.add('merge_shape', null, null, `a merge takes exactly two sources for now; got ${sources.length}.`);
+  sources.forEach((s, i) => {
+    if (s.limit !== undefined) issues.add('merge_shape', i, null, 'a merge source is always complete: move "limit" to the merge query.');
+    if ((s.sorts ?? []).length > 0) issues.add('merge_shape', i, s.sorts![0]!.field, 'a merge source is not sorted: move "sorts" to the merge query.');
+  });
+  const compiled = sources.map((s, i) => compileMetricQuery(ctx, { ...s, sorts: [] }, i));
+  const [left, right] = compiled;
+  if (left === undefined || right === undefined || compiled.length !== 2) {
+    issues.throwIfAny();
+    throw new Error('unreachable: a merge without two sources was not refused');
+  }
+  if (left.explore.datasource !== right.explore.datasource) {
+    issues.add('datasource_mismatch', 1, null, `explore "${right.explore.name}" is on datasource "${right.explore.datasource}", source 0 on "${left.explore.datasource}"; a merge needs one datasource.`);
+  }
+  const sourceParams = ctx.params.length;
+  const pairs = keyPairs(left, right, joinOn, issues);
+  const dialect = ctx.dialectOf(left.explore.datasource);
+  const quote = (name: string) => dialect.quoteIdentifier(name);
+  const fields: ResultField[] = [];
+  const outputs: string[] = [];
+  const columnOf = new Map<string, string>();
+  const taken = new Set<string>();
+  const column = (id: string) => {
+    let name = id;
+    for (let n = 1; taken.has(name); n++) name = `${id}#${n}`;
+    taken.add(name);
+    columnOf.set(name, name);
+    if (!columnOf.has(id)) columnOf.set(id, name);
+    return name;
+  };
+  for (const pair of pairs) {
+    const name = column(pair.left.id);
+    const [l, r] = [keyColumn(dialect, pair, 0), keyColumn(dialect, pair, 1)];
+    outputs.push(`${joinType === 'full' ? `COALESCE(${l}, ${r})` : l} AS ${quote(name)}`);
+    fields.push({ id: pair.left.id, source: 0, kind: 'dimension' });
+    if (!columnOf.has(pair.right.id)) columnOf.set(pair.right.id, name);
+  }
+  compiled.forEach((c, i) => {
+    for (const m of c.metrics) {
+      outputs.push(`${quote(`s${i}`)}.${quote(m.id)} AS ${quote(column(m.id))}`);
+      fields.push({ id: m.id, source: i as 0 | 1, kind: 'metric' });
+    }
+  });
+  const calculations = (query.tableCalculations ?? []).flatMap((calc) => {
+    const fail = (why: string) => {
+      issues.add('bad_calculation', null, calc.name, `table calculation "${calc.name}": ${why}`);
+      return [];
+    };
+    if (!CALCULATION_NAME.test(calc.name)) return fail('a name is a lowercase letter, then up to 62 lowercase letters, digits or underscores.');
+    if (taken.has(calc.name)) return fail('the name is already a column of the merged result.');
+    const compiledCalc = compileCalculation(calc.expression, (id) => {
+      const name = columnOf.get(id);
+      return name === undefined || (query.tableCalculations ?? []).some((c) => c.name === id) ? null : quote(name);
+    });
+    if ('why' in compiledCalc) return fail(compiledCalc.why);
+    fields.push({ id: column(calc.name), kind: 'calculation' });
+    return [`${compiledCalc.sql} AS ${quote(calc.name)}`];
+  });
+  const order = (query.sorts ?? []).flatMap((s) => {
+    const name = columnOf.get(s.field);
+    if (name !== undefined) return [dialect.orderBy(quote(name), s.direction)];
+    issues.add('bad_sort', null, s.field, `sort field "${s.field}" is not a column of the merged result (a join key, a metric of either source, or a table calculation).`);
+    return [];
+  });
+  issues.throwIfAny();
+  if (order.length === 0) order.push(...pairs.map((p) => dialect.orderBy(quote(columnOf.get(p.left.id)!), 'asc')));
+  const bind = (value: unknown, type: SemanticValueType) => {
+    ctx.params.push(value);
+    return dialect.parameter(ctx.params.length, type);
+  };
+  const merged = quote('merged');
+  let rows = joinedRows(dialect, joinType, outputs.join(', '), () => joinCondition(dialect, pairs, bind));
+  if (calculations.length > 0) rows = `SELECT ${merged}.*, ${calculations.join(', ')} FROM (\n${rows}\n) AS ${merged}`;
+  const sql = [
+    `WITH ${quote('s0')} AS (\n${left.sql}\n), ${quote('s1')} AS (\n${right.sql}\n)`,
+    `SELECT * FROM (\n${rows}\n) AS ${quote('result')}`,
+    `ORDER BY ${order.join(', ')}`,
+    query.limit !== undefined ? dialect.limit(query.limit) : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  const check = `SELECT ${compiled.map((c, i) => `(SELECT count(*) FROM (\n${c.sql}\n${dialect.limit(mergeSourceRows + 1)}\n) AS ${quote(`c${i}`)}) AS ${quote(`n${i}`)}`).join(', ')}`;
+  return {
+    datasource: left.explore.datasource,
+    sql,
+    params: ctx.params,
+    fields,
+    rowCheck: { sql: check, params: ctx.params.slice(0, sourceParams), cap: mergeSourceRows, explores: compiled.map((c) => c.explore.name) },
+  };
+}
