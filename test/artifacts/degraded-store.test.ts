@@ -73,7 +73,7 @@ describe.skipIf(SKIP)(skipNote(SKIP, 'a server with its catalog or its bucket un
         const r = await readiness(base);
         return r.status === 503 && JSON.stringify(r.body.missing) === '["catalog"]' ? r : undefined;
       });
-      expect(notReady.body).toEqual({ status: 'not ready', missing: ['catalog'] });
+      expect(notReady.body).toEqual({ status: 'not ready', missing: ['catalog'], degraded: [] });
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
 
       const q = await getJson(`${base}/api/queries`, { token: TOKENS.admin, body: { sql: 'select g::int8 as n from generate_series(1, 300) g', previewRows: 3, materialize: 'always' } });
@@ -95,7 +95,7 @@ describe.skipIf(SKIP)(skipNote(SKIP, 'a server with its catalog or its bucket un
         const r = await readiness(base);
         return r.status === 200 ? r : undefined;
       });
-      expect(ready.body).toEqual({ status: 'ready', missing: [] });
+      expect(ready.body).toEqual({ status: 'ready', missing: [], degraded: [] });
       const server = await starting;
       const id = await createArtifact(server, 'select g::int8 as n from generate_series(1, 300) g');
       const read = await server.request(`/api/artifacts/${id}/read`, { body: { limit: 2 } });
@@ -145,7 +145,7 @@ describe.skipIf(SKIP)(skipNote(SKIP, 'a server with its catalog or its bucket un
           const r = await readiness(server.sluice.url);
           return r.status === 503 ? r : undefined;
         });
-        expect(notReady.body).toEqual({ status: 'not ready', missing: ['artifact storage'] });
+        expect(notReady.body).toEqual({ status: 'not ready', missing: ['artifact storage'], degraded: [] });
         expect((await fetch(`${server.sluice.url}/healthz`)).status).toBe(200);
 
         const q = await server.request('/api/queries', { body: { sql: failedSql, previewRows: 4, materialize: 'always' } });
@@ -182,7 +182,7 @@ describe.skipIf(SKIP)(skipNote(SKIP, 'a server with its catalog or its bucket un
         const r = await readiness(server.sluice.url);
         return r.status === 200 ? r : undefined;
       });
-      expect(ready.body).toEqual({ status: 'ready', missing: [] });
+      expect(ready.body).toEqual({ status: 'ready', missing: [], degraded: [] });
       // The failed query uploaded nothing that stayed.
       expect(await listKeys(bucket, s3.bucket, prefix)).toEqual(keys);
       const read = await server.request(`/api/artifacts/${cold}/read`, { body: { limit: 2 } });
