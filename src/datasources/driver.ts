@@ -25,7 +25,7 @@ import type { RowSource } from '../worker/export/row-source.ts';
 import type { SqlBlockKind, TableKind } from '../vocabulary.ts';
 
 /** The engines Sluice can read; a datasource URL's scheme names one. */
-export const DATASOURCE_KINDS = ['postgres'] as const;
+export const DATASOURCE_KINDS = ['postgres', 'sqlite'] as const;
 export type DatasourceKind = (typeof DATASOURCE_KINDS)[number];
 
 export interface DriverCapabilities {

@@ -7,6 +7,8 @@ import type { Logger } from '../logger.ts';
 import type { DatasourceDriver, DatasourceKind, SqlDialect } from './driver.ts';
 import { pgDialect } from './postgres/pg-dialect.ts';
 import { openPostgresDriver } from './postgres/postgres-driver.ts';
+import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
+import { openSqliteDriver } from './sqlite/sqlite-driver.ts';
 
 export interface DriverSpec {
   id: string;
@@ -22,6 +24,7 @@ interface Kind {
 
 const KINDS: Record<DatasourceKind, Kind> = {
   postgres: { schemes: ['postgres:', 'postgresql:'], dialect: pgDialect, open: openPostgresDriver },
+  sqlite: { schemes: ['sqlite:'], dialect: sqliteDialect, open: openSqliteDriver },
 };
 
 /** The kind a datasource URL names by its scheme. */

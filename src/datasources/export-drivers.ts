@@ -6,9 +6,11 @@
 import { SluiceError } from '../errors.ts';
 import type { DatasourceKind, ExportDriver } from './driver.ts';
 import { createPgExportDriver } from './postgres/export/pg-export-driver.ts';
+import { createSqliteExportDriver } from './sqlite/export/sqlite-export-driver.ts';
 
 const FACTORIES: Record<DatasourceKind, () => ExportDriver> = {
   postgres: createPgExportDriver,
+  sqlite: createSqliteExportDriver,
 };
 
 export class ExportDrivers {
