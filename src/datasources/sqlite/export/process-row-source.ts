@@ -55,7 +55,7 @@ export class ProcessRowSource implements RowSource {
         this.#process.stopped();
         throw failureError(frame.failure);
       } else {
-        throw new Error('A statement process sent its columns twice.');
+        throw new Error(`A statement process sent a ${frame.kind} frame while streaming rows.`);
       }
     }
   }

@@ -42,6 +42,8 @@ function failureOf(error: unknown, opening: boolean): StatementFailure {
 }
 
 export async function runStatement(request: StatementRequest, io: StatementIo): Promise<void> {
+  // The statement's time starts now, not when the process started.
+  await io.send({ kind: 'started' });
   let connection: SqliteConnection;
   try {
     connection = await openReadOnly(request.file, { busyTimeoutMs: request.busyTimeoutMs });

@@ -52,7 +52,7 @@ function statementRequest(url: string, request: ExportRequest): StatementRequest
 
 /**
  * The columns frame, or QUERY_TIMEOUT once the duration cap passes without
- * it: a column typed by its first row waits for that row before the core
+ * it (counted from when the process took the statement, not from its start-up): a column typed by its first row waits for that row before the core
  * (and its own deadline and stopper) can start, so the cap is kept here.
  */
 async function columnsWithin(process: StatementProcess, limitMs: number): Promise<Frame | null> {
@@ -79,6 +79,8 @@ export function createSqliteExportDriver(): ExportDriver {
       let clean = false;
       try {
         process.run(statement);
+        const started = await process.next();
+        if (started?.kind !== 'started') throw processEnded();
         const first = await columnsWithin(process, request.limits.maxDurationMs);
         if (first === null) throw processEnded();
         if (first.kind === 'failed') {

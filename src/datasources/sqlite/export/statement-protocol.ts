@@ -32,12 +32,13 @@ export type StatementFailure =
   | { kind: 'stopped' };
 
 export type Frame =
+  | { kind: 'started' }
   | { kind: 'columns'; columns: SqliteColumnPlan[] }
   | { kind: 'rows'; rows: number; longestRow: number; bytes: Uint8Array }
   | { kind: 'end' }
   | { kind: 'failed'; failure: StatementFailure };
 
-const KIND_BYTES = { columns: 1, rows: 2, end: 3, failed: 4 } as const;
+const KIND_BYTES = { columns: 1, rows: 2, end: 3, failed: 4, started: 5 } as const;
 export const HEADER_BYTES = 5;
 /** A rows frame's payload starts with its record count and longest record, 4 bytes each. */
 const ROWS_HEADER_BYTES = 8;
@@ -61,6 +62,8 @@ export function encodeFrame(f: Frame): Buffer {
     }
     case 'end':
       return frame(KIND_BYTES.end, Buffer.alloc(0));
+    case 'started':
+      return frame(KIND_BYTES.started, Buffer.alloc(0));
     case 'failed':
       return frame(KIND_BYTES.failed, Buffer.from(JSON.stringify(f.failure)));
   }
@@ -80,6 +83,8 @@ export function decodeFrame(whole: Buffer): Frame {
       return { kind: 'rows', rows: payload.readUInt32BE(0), longestRow: payload.readUInt32BE(4), bytes: payload.subarray(ROWS_HEADER_BYTES) };
     case KIND_BYTES.end:
       return { kind: 'end' };
+    case KIND_BYTES.started:
+      return { kind: 'started' };
     case KIND_BYTES.failed:
       return { kind: 'failed', failure: JSON.parse(payload.toString('utf8')) as StatementFailure };
     default:
