@@ -115,7 +115,7 @@ export const TRANSCRIPT_STEP_KINDS = ['tool', 'llm'] as const;
 export type TranscriptStepKind = (typeof TRANSCRIPT_STEP_KINDS)[number];
 
 /** The engines Sluice can read (a datasource's `kind`); a datasource URL's scheme names one. */
-export const DATASOURCE_KINDS = ['postgres', 'mysql', 'files'] as const;
+export const DATASOURCE_KINDS = ['postgres', 'mysql', 'sqlite', 'files'] as const;
 export type DatasourceKind = (typeof DATASOURCE_KINDS)[number];
 
 /** The SQL dialects datasources speak, as `GET /api/datasources` names them. */

@@ -959,7 +959,7 @@ export interface components {
                      * @description The engine: postgres, mysql (MariaDB and MySQL), sqlite or files (a folder of Parquet, CSV and JSON files).
                      * @enum {string}
                      */
-                    kind: "postgres" | "mysql" | "files";
+                    kind: "postgres" | "mysql" | "sqlite" | "files";
                     /**
                      * @description The SQL dialect its queries are written in, as the server reports itself (mariadb or mysql for kind mysql); the AI chat’s default flavor.
                      * @enum {string}

@@ -11,6 +11,8 @@ import { mysqlDialect } from './mysql/mysql-dialect.ts';
 import { openMysqlDriver } from './mysql/mysql-driver.ts';
 import { pgDialect } from './postgres/pg-dialect.ts';
 import { openPostgresDriver } from './postgres/postgres-driver.ts';
+import { sqliteDialect } from './sqlite/sqlite-dialect.ts';
+import { openSqliteDriver } from './sqlite/sqlite-driver.ts';
 
 export interface DriverSpec {
   id: string;
@@ -26,8 +28,9 @@ interface Kind {
 
 const KINDS: Record<DatasourceKind, Kind> = {
   postgres: { schemes: ['postgres:', 'postgresql:'], dialect: pgDialect, open: openPostgresDriver },
-  files: { schemes: ['file:'], dialect: duckdbDialect, open: openFilesDriver },
   mysql: { schemes: ['mysql:', 'mariadb:'], dialect: mysqlDialect('mysql'), open: openMysqlDriver },
+  sqlite: { schemes: ['sqlite:'], dialect: sqliteDialect, open: openSqliteDriver },
+  files: { schemes: ['file:'], dialect: duckdbDialect, open: openFilesDriver },
 };
 
 /** The kind a datasource URL names by its scheme; with `named`, the URL's scheme must be one of that kind's. */

@@ -8,11 +8,13 @@ import type { DatasourceKind, ExportDriver } from './driver.ts';
 import { createFilesExportDriver } from './files/export/files-export-driver.ts';
 import { createMysqlExportDriver } from './mysql/export/mysql-export-driver.ts';
 import { createPgExportDriver } from './postgres/export/pg-export-driver.ts';
+import { createSqliteExportDriver } from './sqlite/export/sqlite-export-driver.ts';
 
 const FACTORIES: Record<DatasourceKind, () => ExportDriver> = {
   postgres: createPgExportDriver,
-  files: createFilesExportDriver,
   mysql: createMysqlExportDriver,
+  sqlite: createSqliteExportDriver,
+  files: createFilesExportDriver,
 };
 
 export class ExportDrivers {
