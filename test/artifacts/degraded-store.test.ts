@@ -109,7 +109,7 @@ describe.skipIf(SKIP)(skipNote(SKIP, 'a server with its catalog or its bucket un
         const r = await readiness(base);
         return r.status === 503 ? r : undefined;
       });
-      expect(cutOff.body).toEqual({ status: 'not ready', missing: ['catalog'] });
+      expect(cutOff.body).toEqual({ status: 'not ready', missing: ['catalog'], degraded: [] });
       const refused = await server.request(`/api/artifacts/${id}/read`, { body: { limit: 2 } });
       expect(refused.status).toBe(503);
       expect(refused.body.errorCode).toBe('STORAGE_UNAVAILABLE');

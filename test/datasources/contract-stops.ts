@@ -13,8 +13,13 @@ import { skipNote } from '../helpers/skip-note.ts';
 import { failureOf } from './contract-export.ts';
 import type { ContractContext } from './driver-contract.ts';
 
-/** The fixture's statement sleeps about 30 s; a stop that works answers in a fraction of that. */
-const PROMPT_MS = 5_000;
+/**
+ * The fixture's statement sleeps about 30 s; a stop that works answers well
+ * before that. Half of it leaves room for a loaded machine (an engine whose
+ * statements run in a process of their own starts one first) while still
+ * telling a stop from a statement that ran to its end.
+ */
+const PROMPT_MS = 15_000;
 const POLL_MS = 50;
 
 async function waitFor(what: string, condition: () => Promise<boolean>, ms = 10_000): Promise<void> {
@@ -37,9 +42,8 @@ export function stopCases({ name, fixture, under, exports, paths }: ContractCont
       let stop: ((reason: 'cancel') => void) | undefined;
       const { sql, params } = path.bind(fixture.cancel.sleep(tag));
       const outcome = failureOf(exports.run(under, sql, { params, onStopper: (stopper) => (stop = stopper) }));
-      // The statement has reached the engine before it is stopped there.
-      await waitFor('the statement runs on the engine', async () => (await running(tag)) === 1);
-      expect(stop).toBeDefined();
+      // The statement has reached the engine, and the export has handed over its stop, before it is stopped there.
+      await waitFor('the statement runs on the engine', async () => stop !== undefined && (await running(tag)) === 1);
       const stoppedAt = Date.now();
       stop!('cancel');
       const error = await outcome;
