@@ -32,6 +32,7 @@ import { registerConsole } from './routes/system/console.ts';
 import { registerDocs } from './routes/system/docs.ts';
 import { registerHealthRoutes, type Readiness } from './routes/system/handlers.ts';
 import { API_TAGS } from './routes/common/tags.ts';
+import { requestIds } from './routes/common/request-id.ts';
 
 export interface AppDeps {
   tokens: TokenDirectory;
@@ -85,6 +86,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   app.notFound((c) => c.json(errorBody(new SluiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}.`)), 404));
 
+  // First, so every answer (errors, 404s, streams, MCP) has its id.
+  app.use('*', requestIds());
   registerHealthRoutes(app, deps.readiness);
   registerDocs(app);
   registerConsole(app);

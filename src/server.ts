@@ -29,7 +29,7 @@ import { catalogVisualizations, localVisualizations, type VisualizationStore } f
 import { SharedRateCounts } from './auth/shared-rate-counts.ts';
 import { Collector } from './artifacts/collector.ts';
 import { VERSION } from './version.ts';
-import { consoleLogger, type Logger } from './logger.ts';
+import { consoleLogger, withRequestIds, type Logger } from './logger.ts';
 import { loadAccess, type ServerAccess } from './server-access.ts';
 import { finishStartUp, readyUnlessStopped, type StartProgress } from './server-start-up.ts';
 import { stopSluice, type RunningParts } from './server-stop.ts';
@@ -65,11 +65,12 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const access = loadAccess(config, dataDir);
   const { registry, embeddedWanted } = planDatasources(config, logger);
   const { queryPool, readPool } = createPools(config, logger, seams);
-  const stored = openArtifactStore(config, dataDir, logger, readPool);
+  // What works on behalf of requests names the request in its log lines; pools and connections do not (see withRequestIds).
+  const stored = openArtifactStore(config, dataDir, withRequestIds(logger), readPool);
   const services = buildServices(config, logger, { registry, queryPool, stored, explores, dataDir, shareSecrets: access.shareSecrets });
   const progress: StartProgress = { datasourcesUp: false, stopping: false, embedded: null };
   const readiness = readinessCheck(progress, registry, queryPool, stored);
-  const app = buildApp(config, logger, { access, registry, store: stored.store, services, readiness });
+  const app = buildApp(config, withRequestIds(logger), { access, registry, store: stored.store, services, readiness });
   const server = await serve(app.fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   const { collector, queries, sharedRateCounts, visualizations } = services;
@@ -147,7 +148,7 @@ interface ServiceParts {
 function buildServices(config: Config, logger: Logger, { registry, queryPool, stored, explores, dataDir, shareSecrets }: ServiceParts): Services {
   const { store, catalog, replica } = stored;
   // With a shared catalog, running queries are published there so any replica can poll and cancel them.
-  const queries = new QueryService(config, registry, store, queryPool, logger, shareSecrets ? { catalog: catalog.catalog, replica } : undefined);
+  const queries = new QueryService(config, registry, store, queryPool, withRequestIds(logger), shareSecrets ? { catalog: catalog.catalog, replica } : undefined);
   const collector = new Collector(store, (line) => logger.info(line));
   const semantic = new SemanticService(new SemanticCatalog(explores), queries, (id) => registry.dialectOf(id));
   // With a shared catalog, saved charts and request counts live there too, so every replica sees the same.
