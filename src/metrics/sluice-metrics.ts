@@ -47,7 +47,7 @@ export class SluiceMetrics {
   readonly #queries = new Counter({ name: 'sluice_queries_total', help: 'Queries ended, by datasource and final state (SUCCEEDED, FAILED, CANCELLED).', labelNames: ['datasource', 'state'], registers: [this.registry] });
   readonly #queryErrors = new Counter({ name: 'sluice_query_errors_total', help: 'Failed queries, by datasource and error code (DATASOURCE_UNAVAILABLE, QUERY_TIMEOUT, ...).', labelNames: ['datasource', 'code'], registers: [this.registry] });
   readonly #exportRows = new Counter({ name: 'sluice_export_rows_total', help: 'Rows queries read from their datasource into results.', labelNames: ['datasource'], registers: [this.registry] });
-  readonly #exportBytes = new Counter({ name: 'sluice_export_bytes_total', help: 'Bytes of Parquet queries wrote.', labelNames: ['datasource'], registers: [this.registry] });
+  readonly #exportBytes = new Counter({ name: 'sluice_export_bytes_total', help: 'Bytes queries read from their datasource, measured as CSV text (what SLUICE_MAX_BYTES caps).', labelNames: ['datasource'], registers: [this.registry] });
   readonly #aiRequests = new Counter({ name: 'sluice_ai_requests_total', help: 'Calls to the model server (chat, streamed chat, each agent step), by outcome.', labelNames: ['outcome'], registers: [this.registry] });
   readonly #aiTokens = new Counter({ name: 'sluice_ai_tokens_total', help: 'Tokens the model server reported using, by kind (prompt, completion).', labelNames: ['kind'], registers: [this.registry] });
 

@@ -48,7 +48,7 @@ export interface EndedQuery {
   datasource: string;
   state: Exclude<QueryState, 'RUNNING'>;
   errorCode: ErrorCode | null;
-  /** Rows and Parquet bytes the export wrote, also when it failed or was cancelled part way. */
+  /** Rows the export took from the database and their bytes as CSV text (what the byte cap measures), also when it failed or was cancelled part way. */
   rows: number;
   bytes: number;
   durationMs: number;

@@ -6,6 +6,7 @@
  * and one registry per server, however many run in the process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { LLM_BASE, startFakeLlm, type FakeLlm } from '../ai/llm-fake.ts';
 import { createArtifact, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { HAVE_PROMTOOL, PROMTOOL, promtoolCheck, samplesOf, valueOf } from './exposition.ts';
@@ -168,9 +169,11 @@ describe('GET /metrics', () => {
     await fetch(`${server.sluice.url}/healthz`, { headers: { 'x-request-id': 'req-label-probe' } });
     const text = await scrape();
     const labelValues = samplesOf(text).flatMap((s) => Object.values(s.labels));
-    for (const secret of [artifactId, queryId, 'sess_label_probe', 'label_probe_column', '4242', 'req-label-probe', TOKENS.admin, 'admin', 'analyst', 'secret', '127.0.0.1:1']) {
+    for (const secret of [artifactId, queryId, 'sess_label_probe', 'label_probe_column', '4242', 'req-label-probe', TOKENS.admin, 'secret', '127.0.0.1:1']) {
       expect(labelValues.filter((v) => v.includes(secret)), secret).toEqual([]);
     }
+    // Principals' names are short words a route template may contain: no label is one.
+    for (const principal of ['admin', 'analyst', 'reader', 'other']) expect(labelValues, principal).not.toContain(principal);
     expect(labelValues.filter((v) => /select|from/i.test(v))).toEqual([]);
   });
 
@@ -205,6 +208,13 @@ describe('GET /metrics with SLUICE_METRICS_TOKEN', () => {
       expect(body).toMatchObject({ success: false, data: null, errorCode: 'UNAUTHORIZED' });
       expect(JSON.stringify(body)).not.toContain(METRICS_TOKEN);
     }
+  });
+
+  it('refuses at start a token too short or with spaces or control characters, without printing it', () => {
+    for (const bad of ['short', 'has a space in it', 'line\nbreak-token', 'x'.repeat(257)]) {
+      expect(() => loadConfig({ SLUICE_METRICS_TOKEN: bad })).toThrow(/^SLUICE_METRICS_TOKEN must be 8 to 256 printable ASCII characters without spaces\.$/);
+    }
+    expect(loadConfig({ SLUICE_METRICS_TOKEN: '' }).metricsToken).toBeUndefined();
   });
 
   it('answers with the token in X-Token or Authorization: Bearer', async () => {
