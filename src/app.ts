@@ -33,6 +33,10 @@ import { registerConsole } from './routes/system/console.ts';
 import { registerDocs } from './routes/system/docs.ts';
 import { registerHealthRoutes, type Readiness } from './routes/system/handlers.ts';
 import { API_TAGS } from './routes/common/tags.ts';
+import { requestIds } from './routes/common/request-id.ts';
+import { measureRequests } from './routes/common/http-metrics.ts';
+import type { SluiceMetrics } from './metrics/sluice-metrics.ts';
+import { registerMetricsRoute } from './routes/system/metrics.ts';
 
 export interface AppDeps {
   tokens: TokenDirectory;
@@ -56,6 +60,8 @@ export interface AppDeps {
   readiness: () => Promise<Readiness>;
   version: string;
   log: Logger;
+  /** This server's series, and the token GET /metrics asks for (none when undefined). */
+  metrics: { series: SluiceMetrics; token: string | undefined };
 }
 
 function validationError(issues: { path: PropertyKey[]; message: string }[]): SluiceError {
@@ -88,6 +94,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   app.notFound((c) => c.json(errorBody(new SluiceError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}.`)), 404));
 
+  // First, so every answer (errors, 404s, streams, MCP) has its id and is counted.
+  app.use('*', requestIds(), measureRequests(deps.metrics.series));
   registerHealthRoutes(app, deps.readiness);
   registerDocs(app);
   registerConsole(app);
@@ -134,6 +142,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     deadlineMs: deps.aiDeadlineMs,
     log: deps.log,
   });
+  registerMetricsRoute(app, deps.metrics.series, deps.metrics.token);
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

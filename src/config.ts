@@ -48,6 +48,8 @@ export interface ServerSettings {
   /** Requests a principal may make per minute (a token bucket, so short bursts up to this many are fine). */
   rateLimitPerMinute: number;
   modelsDir: string;
+  /** The token GET /metrics asks for; unset: /metrics needs none. */
+  metricsToken: string | undefined;
 }
 
 /** The caps every query runs under, and the threads that run them. */
@@ -174,6 +176,14 @@ function catalogUrl(env: Env): string | undefined {
   return raw;
 }
 
+function metricsToken(env: Env): string | undefined {
+  const raw = env.SLUICE_METRICS_TOKEN;
+  if (raw === undefined || raw === '') return undefined;
+  // Not echoed: it is a secret. Header-safe characters only, so it can be sent as it is.
+  if (!/^[\x21-\x7e]{8,256}$/.test(raw)) throw new Error('SLUICE_METRICS_TOKEN must be 8 to 256 printable ASCII characters without spaces.');
+  return raw;
+}
+
 export function loadConfig(env: Env): Config {
   const datasources = json(env, 'SLUICE_DATASOURCES', z.array(datasourceSchema)) ?? [];
   const ids = new Set<string>();
@@ -206,6 +216,7 @@ export function loadConfig(env: Env): Config {
       model: env.SLUICE_AI_MODEL || 'gpt-4o-mini',
     },
     modelsDir: env.SLUICE_MODELS_DIR || './models',
+    metricsToken: metricsToken(env),
     aiMaxIters: int(env, 'SLUICE_AI_MAX_ITERS', 10, 1, 100),
     aiDeadlineMs: int(env, 'SLUICE_AI_DEADLINE_MS', 90_000, 1_000, 3_600_000),
     aiToolMaxChars: int(env, 'SLUICE_AI_TOOL_MAX_CHARS', 20_000, 1_000, 10_000_000),

@@ -29,7 +29,9 @@ import { catalogVisualizations, localVisualizations, type VisualizationStore } f
 import { SharedRateCounts } from './auth/shared-rate-counts.ts';
 import { Collector } from './artifacts/collector.ts';
 import { VERSION } from './version.ts';
-import { consoleLogger, type Logger } from './logger.ts';
+import { consoleLogger, withRequestIds, type Logger } from './logger.ts';
+import { SluiceMetrics } from './metrics/sluice-metrics.ts';
+import { addScrapedMetrics, type ScrapeSources } from './metrics/scraped-metrics.ts';
 import { loadAccess, type ServerAccess } from './server-access.ts';
 import { finishStartUp, readyUnlessStopped, type StartProgress } from './server-start-up.ts';
 import { stopSluice, type RunningParts } from './server-stop.ts';
@@ -65,11 +67,14 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const access = loadAccess(config, dataDir);
   const { registry, embeddedWanted } = planDatasources(config, logger);
   const { queryPool, readPool } = createPools(config, logger, seams);
-  const stored = openArtifactStore(config, dataDir, logger, readPool);
-  const services = buildServices(config, logger, { registry, queryPool, stored, explores, dataDir, shareSecrets: access.shareSecrets });
+  // What works on behalf of requests names the request in its log lines; pools and connections do not (see withRequestIds).
+  const stored = openArtifactStore(config, dataDir, withRequestIds(logger), readPool);
+  const metrics = new SluiceMetrics();
+  const services = buildServices(config, logger, { registry, queryPool, stored, explores, dataDir, shareSecrets: access.shareSecrets, metrics });
+  addScrapedMetrics(metrics.registry, scrapeSources(queryPool, readPool, stored, services.collector));
   const progress: StartProgress = { datasourcesUp: false, stopping: false, embedded: null };
   const readiness = readinessCheck(progress, registry, queryPool, stored);
-  const app = buildApp(config, logger, { access, registry, store: stored.store, services, readiness });
+  const app = buildApp(config, withRequestIds(logger), { access, registry, store: stored.store, services, readiness, metrics });
   const server = await serve(app.fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
   const { collector, queries, sharedRateCounts, visualizations } = services;
@@ -142,12 +147,14 @@ interface ServiceParts {
   explores: ExploreDef[];
   dataDir: string;
   shareSecrets: boolean;
+  metrics: SluiceMetrics;
 }
 
-function buildServices(config: Config, logger: Logger, { registry, queryPool, stored, explores, dataDir, shareSecrets }: ServiceParts): Services {
+function buildServices(config: Config, logger: Logger, { registry, queryPool, stored, explores, dataDir, shareSecrets, metrics }: ServiceParts): Services {
   const { store, catalog, replica } = stored;
   // With a shared catalog, running queries are published there so any replica can poll and cancel them.
-  const queries = new QueryService(config, registry, store, queryPool, logger, shareSecrets ? { catalog: catalog.catalog, replica } : undefined);
+  const queries = new QueryService(config, registry, store, queryPool, withRequestIds(logger), shareSecrets ? { catalog: catalog.catalog, replica } : undefined);
+  queries.onEnded((ended) => metrics.queryEnded(ended));
   const collector = new Collector(store, (line) => logger.info(line));
   const semantic = new SemanticService(new SemanticCatalog(explores), queries, (id) => registry.dialectOf(id), config.mergeSourceRows);
   // With a shared catalog, saved charts and request counts live there too, so every replica sees the same.
@@ -185,9 +192,24 @@ interface AppParts {
   store: OpenedStore['store'];
   services: Services;
   readiness: () => Promise<Readiness>;
+  metrics: SluiceMetrics;
 }
 
-function buildApp(config: Config, logger: Logger, { access, registry, store, services, readiness }: AppParts): OpenAPIHono<AppEnv> {
+/** What /metrics reads at each scrape: counters the parts keep, and the catalog's workspace row (never a scan). */
+function scrapeSources(queryPool: WorkerPool, readPool: WorkerPool, { store }: OpenedStore, collector: Collector): ScrapeSources {
+  return {
+    async workspace() {
+      // Any principal's usage carries the workspace's counters; no principal is named '' (see config.ts).
+      const { workspace } = await store.usage('');
+      return { artifacts: workspace.artifacts, bytes: workspace.physicalBytes, quotaBytes: workspace.quotaBytes };
+    },
+    pools: () => ({ query: { queued: queryPool.queued, busy: queryPool.busy }, read: { queued: readPool.queued, busy: readPool.busy } }),
+    pageCache: () => store.pageCacheCounts(),
+    collectionRounds: () => collector.rounds,
+  };
+}
+
+function buildApp(config: Config, logger: Logger, { access, registry, store, services, readiness, metrics }: AppParts): OpenAPIHono<AppEnv> {
   return createApp({
     tokens: access.tokens,
     datasources: registry,
@@ -196,7 +218,7 @@ function buildApp(config: Config, logger: Logger, { access, registry, store, ser
     cursors: access.cursors,
     bodyLimitBytes: config.bodyLimitBytes,
     artifactTtlS: config.artifactTtlS,
-    llm: createLlm(config),
+    llm: createLlm(config, (call) => metrics.modelCalled(call)),
     semantic: services.semantic,
     visualizations: services.visualizations,
     aiMaxIters: config.aiMaxIters,
@@ -208,5 +230,6 @@ function buildApp(config: Config, logger: Logger, { access, registry, store, ser
     readiness,
     version: VERSION,
     log: logger,
+    metrics: { series: metrics, token: config.metricsToken },
   });
 }

@@ -28,4 +28,5 @@ export const OPERATIONS = {
   listDatasources: { method: 'GET', path: '/api/datasources' },
   listTables: { method: 'GET', path: '/api/datasources/{id}/tables' },
   describeTable: { method: 'GET', path: '/api/datasources/{id}/tables/{table}' },
+  getMetrics: { method: 'GET', path: '/metrics' },
 } as const;

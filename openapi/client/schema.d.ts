@@ -431,6 +431,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metrics for Prometheus, in its text exposition format
+         * @description Requests by route template, method and status (count and duration), queries by datasource and final state, export rows and bytes, artifacts and their bytes, worker queues, the page cache, collection rounds, model calls and tokens, and the runtime’s process and event-loop series. Labels never hold ids, SQL, tokens or principals. Needs no token unless SLUICE_METRICS_TOKEN is set; then that token, in X-Token or Authorization: Bearer (API tokens are not accepted here).
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3459,6 +3479,44 @@ export interface operations {
             };
             /** @description `INTERNAL`: The datasource is still starting (the embedded database seeds its sample data on first start); retry in a few seconds. */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series, in the Prometheus text format (version 0.0.4). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `UNAUTHORIZED`: SLUICE_METRICS_TOKEN is set and the request did not send it. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

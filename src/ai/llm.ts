@@ -8,13 +8,15 @@
 import OpenAI from 'openai';
 import type { Config } from '../config.ts';
 import { SluiceError, toSluiceError } from '../errors.ts';
+import { watchedFetch, type ModelCallWatcher } from './model-calls.ts';
 
 export interface Llm {
   client: OpenAI;
   model: string;
 }
 
-export function createLlm(config: Config): Llm | null {
+/** `watch` hears of every call to the model server (for metrics). */
+export function createLlm(config: Config, watch?: ModelCallWatcher): Llm | null {
   if (config.openai.apiKey === undefined) return null;
   return {
     client: new OpenAI({
@@ -23,6 +25,7 @@ export function createLlm(config: Config): Llm | null {
       // The agent has its own deadline and retry caps; the SDK's silent retries would blur both.
       maxRetries: 0,
       timeout: config.aiDeadlineMs,
+      ...(watch ? { fetch: watchedFetch(watch) } : {}),
     }),
     model: config.openai.model,
   };

@@ -13,10 +13,16 @@ export class Collector {
   readonly #log: (line: string) => void;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #stopped = false;
+  readonly #rounds = { ran: 0, skipped: 0, failed: 0 };
 
   constructor(store: ArtifactStore, log: (line: string) => void) {
     this.#store = store;
     this.#log = log;
+  }
+
+  /** Rounds since start: ran, skipped (another replica holds the collection lease), failed. */
+  get rounds(): Readonly<{ ran: number; skipped: number; failed: number }> {
+    return { ...this.#rounds };
   }
 
   start(): void {
@@ -37,8 +43,10 @@ export class Collector {
   async #round(): Promise<void> {
     try {
       const report = await this.#store.collect(BATCH);
+      this.#rounds[report.ran ? 'ran' : 'skipped']++;
       this.#schedule(report.more ? 0 : INTERVAL_MS);
     } catch (error) {
+      this.#rounds.failed++;
       this.#log(`Artifact collection failed: ${(error as Error).message}`);
       this.#schedule(INTERVAL_MS);
     }

@@ -6,7 +6,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { SluiceError } from '../errors.ts';
 import { hasRole, type Principal, type Role, type TokenDirectory } from './principals.ts';
 
-export type AppEnv = { Variables: { principal: Principal } };
+/** `requestId` is set for every request (routes/common/request-id.ts); `principal` once authenticated. */
+export type AppEnv = { Variables: { principal: Principal; requestId: string } };
 
 export function authenticate(tokens: TokenDirectory): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

@@ -28,7 +28,7 @@ import { QueryRecord } from './query-record.ts';
 import { answerOf, type QueryAnswer } from './query-view.ts';
 import { SharedQueries } from './shared-queries.ts';
 import type { SharedQueriesPort } from '../catalog/ports/shared-queries-port.ts';
-import type { ArtifactDecision } from './query-types.ts';
+import type { ArtifactDecision, EndedQuery } from './query-types.ts';
 
 
 /**
@@ -64,6 +64,7 @@ export class QueryService {
   readonly #running = new Map<string, number>();
 
   readonly #shared: SharedQueries | null;
+  readonly #endWatchers: ((ended: EndedQuery) => void)[] = [];
 
   /** With `shared`, queries are published through the catalog so every replica can poll and cancel them. */
   constructor(config: Config, datasources: DatasourceRegistry, store: ArtifactStore, pool: WorkerPool, log: Logger, shared?: { catalog: SharedQueriesPort; replica: string }) {
@@ -79,6 +80,11 @@ export class QueryService {
   /** Statements handed to the database since start (validation failures never count). */
   get submitted(): number {
     return this.#submitted;
+  }
+
+  /** `watch` hears of every query of this replica once it has ended (never of one refused before it ran). */
+  onEnded(watch: (ended: EndedQuery) => void): void {
+    this.#endWatchers.push(watch);
   }
 
   /** Submits and waits per `wait`; a failed query throws its error, with the query id in the details. */
@@ -233,6 +239,28 @@ export class QueryService {
       }
     } finally {
       release?.();
+      this.#tellEnded(record, plan);
+    }
+  }
+
+  #tellEnded(record: QueryRecord, plan: Plan): void {
+    if (record.state === 'RUNNING') return;
+    const ended: EndedQuery = {
+      queryId: record.id,
+      principal: record.principal,
+      datasource: plan.datasource.id,
+      state: record.state,
+      errorCode: record.error?.code ?? null,
+      rows: record.progress.rowsWritten,
+      bytes: record.progress.bytesWritten,
+      durationMs: (record.finishedAt ?? Date.now()) - record.startedAt,
+    };
+    for (const watch of this.#endWatchers) {
+      try {
+        watch(ended);
+      } catch (error) {
+        this.#log.error(`query ${record.id}: a watcher of ended queries failed:`, error);
+      }
     }
   }
 

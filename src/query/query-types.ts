@@ -3,6 +3,7 @@
  * contract names it. Built from a QueryRecord by query-view.ts.
  */
 import type { ColumnOut } from '../columns/column-plan.ts';
+import type { ErrorCode } from '../errors.ts';
 import type { Cap, CompletenessStatus, Coverage, Decision, LimitSource, QueryState } from '../vocabulary.ts';
 
 export type { CompletenessStatus, Decision, QueryState } from '../vocabulary.ts';
@@ -37,4 +38,18 @@ export interface QueryData {
   completeness: Completeness;
   artifact: ArtifactDecision | null;
   progress: { rowsWritten: number; bytesWritten: number; elapsedMs: number };
+}
+
+/** A query that has ended, as told to whoever watches the query use-case (metrics; an audit). */
+export interface EndedQuery {
+  queryId: string;
+  principal: string;
+  /** The configured datasource it ran on. */
+  datasource: string;
+  state: Exclude<QueryState, 'RUNNING'>;
+  errorCode: ErrorCode | null;
+  /** Rows the export took from the database and their bytes as CSV text (what the byte cap measures), also when it failed or was cancelled part way. */
+  rows: number;
+  bytes: number;
+  durationMs: number;
 }

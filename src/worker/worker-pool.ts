@@ -103,6 +103,11 @@ export class WorkerPool {
     return this.#slots.filter((s) => s.job !== null).length;
   }
 
+  /** Tasks waiting for a free worker. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
   run<T extends Task>(task: T, onEvent: (event: TaskEvent) => void = () => undefined): RunningTask<ResultOf<T>> {
     if (this.#closed) throw shuttingDown();
     const taskId = this.#nextTaskId++;

@@ -18,11 +18,14 @@ import { decodeListCursor, encodeListCursor } from './list-cursor.ts';
 import { collector } from './store-collect.ts';
 import type { StoreContext } from './store-context.ts';
 import { aggregate, download, readable, readPage } from './store-reads.ts';
+import { pageCacheCounts } from './page-reads.ts';
 import { beginStaging } from './store-staging.ts';
 
 export interface Store extends ArtifactStore {
   /** Removes scratch directories and download files an earlier run of this process left (a crash); run after start. */
   sweepScratch(): Promise<number>;
+  /** Pages and aggregates served from the page cache (hits) and read from Parquet (misses), since the store opened. */
+  pageCacheCounts(): { hits: number; misses: number };
 }
 
 /** `capabilities` are what this store declares and holds every request to (a test narrows them). */
@@ -72,6 +75,7 @@ export function createStore(ctx: StoreContext, closeAll: () => Promise<void>, ca
       }
       return removed;
     },
+    pageCacheCounts: () => pageCacheCounts(ctx),
     close: closeAll,
   };
 }

@@ -32,6 +32,8 @@ export class PageCache<T> {
   readonly #entries = new Map<string, Entry<T>>();
   readonly #pending = new Map<string, Promise<CachedAnswer<T>>>();
   #bytes = 0;
+  #hits = 0;
+  #misses = 0;
 
   constructor(maxBytes = PAGE_CACHE_BYTES) {
     this.#maxBytes = maxBytes;
@@ -46,22 +48,30 @@ export class PageCache<T> {
     return this.#entries.size;
   }
 
+  /** Answers served without a read (kept, or shared with a read in flight), and reads, since start. */
+  get counts(): { hits: number; misses: number } {
+    return { hits: this.#hits, misses: this.#misses };
+  }
+
   /** The stored answer for `key`, or `load`'s (stored if it fits); one load per key at a time. */
   async get(key: string, load: () => Promise<CachedAnswer<T>>): Promise<T> {
     const hit = this.#entries.get(key);
     if (hit !== undefined) {
+      this.#hits++;
       this.#entries.delete(key);
       this.#entries.set(key, hit);
       return hit.value;
     }
     let pending = this.#pending.get(key);
     if (pending === undefined) {
+      this.#misses++;
       pending = load().finally(() => this.#pending.delete(key));
       this.#pending.set(key, pending);
       const answer = await pending;
       this.#store(key, answer);
       return answer.value;
     }
+    this.#hits++;
     return (await pending).value;
   }
 

@@ -47,6 +47,11 @@ function stateOf(ctx: StoreContext): ReadState {
   return state;
 }
 
+/** The store's page cache's hits and misses since it opened. */
+export function pageCacheCounts(ctx: StoreContext): { hits: number; misses: number } {
+  return stateOf(ctx).answers.counts;
+}
+
 /** Leases `count` parts from `first`, runs the statement built over them, and keeps `limit` rows (the one past it says whether more exist). */
 async function run(ctx: StoreContext, blob: BlobRecord, limit: number, first: number, count: number, build: (files: PartFile[]) => Statement): Promise<CachedAnswer<ReadPage>> {
   const { files, release } = await leaseParts(ctx, blob, first, count);

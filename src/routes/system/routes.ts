@@ -1,11 +1,12 @@
 /**
  * Route definitions of the system operations: /healthz as soon as the server
- * listens, /readyz while it can serve queries. Neither needs a token. The
+ * listens, /readyz while it can serve queries, /metrics for Prometheus.
+ * None needs a token, but /metrics does when SLUICE_METRICS_TOKEN is set. The
  * console and the docs explorer (console.ts, docs.ts) are pages, not
  * operations of the OpenAPI document, and are not defined here.
  */
-import { createRoute } from '@hono/zod-openapi';
-import { jsonResponse } from '../common/envelope.ts';
+import { createRoute, z } from '@hono/zod-openapi';
+import { ErrorEnvelope, jsonResponse } from '../common/envelope.ts';
 import { tagged } from '../common/tags.ts';
 import { HealthStatus, ReadinessStatus } from './schemas.ts';
 
@@ -32,5 +33,22 @@ export const getReadiness = createRoute({
       ReadinessStatus,
       'Not ready: still starting (the embedded database may be seeding), no datasource can be reached, no query worker can take a task (they died and none could load again), or the catalog or artifact storage cannot be reached; the server keeps serving what it can and recovers by itself.',
     ),
+  },
+});
+
+export const getMetrics = createRoute({
+  operationId: 'getMetrics',
+  method: 'get',
+  path: '/metrics',
+  tags: tagged('System'),
+  summary: 'Metrics for Prometheus, in its text exposition format',
+  description:
+    'Requests by route template, method and status (count and duration), queries by datasource and final state, export rows and bytes, artifacts and their bytes, worker queues, the page cache, collection rounds, model calls and tokens, and the runtime\u2019s process and event-loop series. Labels never hold ids, SQL, tokens or principals. Needs no token unless SLUICE_METRICS_TOKEN is set; then that token, in X-Token or Authorization: Bearer (API tokens are not accepted here).',
+  // `{}`: no token needed, unless the server sets SLUICE_METRICS_TOKEN.
+  security: [{}, { token: [] }, { bearer: [] }],
+  responses: {
+    200: { description: 'The series, in the Prometheus text format (version 0.0.4).', content: { 'text/plain': { schema: z.string() } } },
+    401: { description: '`UNAUTHORIZED`: SLUICE_METRICS_TOKEN is set and the request did not send it.', content: { 'application/json': { schema: ErrorEnvelope } } },
+    500: { description: '`INTERNAL`: An unexpected server error; nothing about it is leaked.', content: { 'application/json': { schema: ErrorEnvelope } } },
   },
 });
