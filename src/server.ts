@@ -62,7 +62,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   // First, before anything starts: an invalid model file stops start-up with a message naming it.
   const explores = loadModels(resolve(config.modelsDir));
   const dataDir = resolve(config.dataDir);
-  const access = loadAccess(config, dataDir);
+  const access = loadAccess(config, dataDir, log);
   const { registry, embeddedWanted } = planDatasources(config, logger);
   const { queryPool, readPool } = createPools(config, logger, seams);
   const stored = openArtifactStore(config, dataDir, logger, readPool);
@@ -189,7 +189,7 @@ interface AppParts {
 
 function buildApp(config: Config, logger: Logger, { access, registry, store, services, readiness }: AppParts): OpenAPIHono<AppEnv> {
   return createApp({
-    tokens: access.tokens,
+    auth: access.auth,
     datasources: registry,
     store,
     queries: services.queries,

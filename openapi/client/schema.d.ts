@@ -241,6 +241,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who the caller is: principal, roles, datasources, how it signed in, and its usage */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/semantic/explores": {
         parameters: {
             query?: never;
@@ -694,17 +711,38 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             summary: string;
+            data: components["schemas"]["Usage"];
+            errorCode: null;
+        };
+        Usage: {
+            principal: {
+                artifacts: number;
+                logicalBytes: number;
+                quotaBytes: number;
+            };
+            workspace?: {
+                artifacts: number;
+                physicalBytes: number;
+                quotaBytes: number;
+            };
+        };
+        MeEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            summary: string;
             data: {
-                principal: {
-                    artifacts: number;
-                    logicalBytes: number;
-                    quotaBytes: number;
-                };
-                workspace?: {
-                    artifacts: number;
-                    physicalBytes: number;
-                    quotaBytes: number;
-                };
+                /** @description Who the caller is: a token’s principal, or an identity provider’s user behind SLUICE_OIDC_PRINCIPAL_PREFIX (oidc:…). */
+                principal: string;
+                /** @description The roles granted; the highest decides what the caller may do (reader < analyst < admin). */
+                roles: ("reader" | "analyst" | "admin")[];
+                /** @description The datasource ids the caller may use; "*" for all. */
+                datasources: string[];
+                /**
+                 * @description How the caller signed in: a configured token, or an identity provider’s JWT.
+                 * @enum {string}
+                 */
+                auth: "token" | "oidc";
+                usage: components["schemas"]["Usage"];
             };
             errorCode: null;
         };
@@ -884,7 +922,7 @@ export interface components {
                 role: "user" | "assistant" | "system";
                 content: string;
             }[];
-            /** @description SQL dialect to write in; default PostgreSQL. */
+            /** @description SQL dialect to write in; default the datasource’s own (PostgreSQL, MariaDB, MySQL, SQLite or DuckDB). */
             flavor?: string;
             datasource?: string;
         };
@@ -1095,7 +1133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1228,7 +1266,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1358,7 +1396,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1481,7 +1519,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1566,7 +1604,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1669,7 +1707,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1767,7 +1805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1874,7 +1912,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1990,7 +2028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2106,7 +2144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2191,7 +2229,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2274,7 +2312,90 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `FORBIDDEN`: The token’s role does not allow this route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeEnvelope"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2357,7 +2478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2444,7 +2565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2567,7 +2688,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2688,7 +2809,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2773,7 +2894,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2896,7 +3017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3001,7 +3122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3106,7 +3227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3207,7 +3328,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3289,7 +3410,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3385,7 +3506,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
