@@ -12,7 +12,7 @@ import { isTrustedIssuerUrl, type OidcSetting } from '../config.ts';
 import { SluiceError } from '../errors.ts';
 
 /** JWS algorithms with a public key: RSA, RSA-PSS, ECDSA and EdDSA. */
-const ASYMMETRIC = /^(RS|PS|ES)(256|384|512)$|^ES256K$|^EdDSA$|^Ed25519$/;
+const ASYMMETRIC = /^(RS|PS|ES)(256|384|512)$|^EdDSA$|^Ed25519$/;
 const FETCH_TIMEOUT_MS = 5_000;
 
 export interface IssuerKeys {
