@@ -62,7 +62,7 @@ export class OidcVerifier {
   #explain(error: unknown): SluiceError {
     if (error instanceof errors.JWTExpired) return refused('it has expired (exp is in the past).');
     if (error instanceof errors.JWTClaimValidationFailed) return this.#claimFailure(error);
-    if (error instanceof errors.JWKSNoMatchingKey) return refused('the identity provider publishes no key matching its key id (kid), even after fetching its key set again.');
+    if (error instanceof errors.JWKSNoMatchingKey) return refused('the identity provider publishes no key with its key id (kid).');
     if (error instanceof errors.JWKSMultipleMatchingKeys) return refused('it names no key id (kid) and the identity provider publishes several keys it could be.');
     if (error instanceof errors.JWSSignatureVerificationFailed) return refused('its signature does not verify with the identity provider\u2019s published key.');
     if (error instanceof errors.JOSEAlgNotAllowed) return refused('its algorithm is not one the identity provider declares.');

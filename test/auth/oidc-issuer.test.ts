@@ -83,4 +83,19 @@ describe('OIDC issuer discovery', () => {
     const error = await refusal(verifier.verify(await token(idp)));
     expect(error.message).toMatch(/signed with "ES256", which is not one the identity provider declares \(RS256\)/);
   });
+
+  it('does not fetch the key set again within the cooldown: a new key is taken only once it has passed', async () => {
+    const { idp, url } = await startIssuer();
+    const cooled = new OidcVerifier({ ...setting(url), jwksCooldownMs: 3_600_000 }, () => undefined);
+    const eager = new OidcVerifier({ ...setting(url), jwksCooldownMs: 0 }, () => undefined);
+    const first = idp.issuer.keys.toJSON()[0]!.kid as string;
+    const sign = (kid: string) => idp.issuer.buildToken({ kid, scopesOrTransform: (_h, p) => Object.assign(p, { sub: 'bob', aud: 'api' }) });
+    await cooled.verify(await sign(first));
+    await eager.verify(await sign(first));
+    await idp.issuer.keys.generate('RS256');
+    const added = idp.issuer.keys.toJSON()[1]!.kid as string;
+    const error = await refusal(cooled.verify(await sign(added)));
+    expect(error.message).toMatch(/publishes no key with its key id \(kid\)/);
+    expect(await eager.verify(await sign(added))).toMatchObject({ id: 'oidc:bob' });
+  });
 });

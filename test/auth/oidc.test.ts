@@ -154,7 +154,7 @@ describe('OIDC sign-in', () => {
     const underTheirKid = await new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: kids()[0]! }).setExpirationTime('1h').sign(privateKey);
     await expectRefused(underTheirKid, /signature does not verify/);
     const underOwnKid = await new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: 'not-published' }).setExpirationTime('1h').sign(privateKey);
-    await expectRefused(underOwnKid, /publishes no key matching its key id \(kid\), even after fetching its key set again/);
+    await expectRefused(underOwnKid, /publishes no key with its key id \(kid\)/);
   });
 
   it('refuses alg none and an HS256 token whose secret is the issuer\u2019s public key', async () => {
