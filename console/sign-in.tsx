@@ -1,11 +1,11 @@
 /**
- * Signing in: the token is checked by listing the datasources (a bad token
- * gets the API's UNAUTHORIZED sentence), and the semantic routes are probed
- * once to learn whether the role may use the analyst tabs (Agent,
- * Semantic): a reader is answered FORBIDDEN there.
+ * Signing in: /api/me checks the token (a bad one gets the API's
+ * UNAUTHORIZED sentence) and says the caller's roles, which decide whether
+ * the analyst tabs (Agent, Semantic) are offered; the datasources listed
+ * are the ones the Query tab can pick from.
  */
 import { useState } from 'preact/hooks';
-import { ApiError, connect, unwrap, type SluiceClient } from './api.ts';
+import { connect, unwrap, type SluiceClient } from './api.ts';
 import { ErrorBanner } from './components/error-banner.tsx';
 import { Field } from './components/field.tsx';
 
@@ -18,14 +18,9 @@ export interface Signed {
 
 export async function signIn(token: string): Promise<Signed> {
   const client = connect(token);
+  const me = await unwrap(client.getMe({}));
   const listed = await unwrap(client.listDatasources({}));
-  let analyst = true;
-  try {
-    await unwrap(client.listExplores({}));
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'FORBIDDEN') throw error;
-    analyst = false;
-  }
+  const analyst = me.data.roles.some((role) => role === 'analyst' || role === 'admin');
   return { token, client, datasources: listed.data.datasources, analyst };
 }
 

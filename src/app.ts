@@ -12,13 +12,14 @@ import type { ArtifactStore } from './artifacts/types.ts';
 import { authenticate, type AppEnv } from './auth/middleware.ts';
 import { limitRate } from './auth/shared-rate-limit.ts';
 import type { SharedRateCounts } from './auth/shared-rate-counts.ts';
-import type { TokenDirectory } from './auth/principals.ts';
+import type { Authenticator } from './auth/authenticator.ts';
 import type { DatasourceRegistry } from './datasources/registry.ts';
 import { SluiceError, toSluiceError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import type { QueryService } from './query/query-service.ts';
 import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
 import { registerSessionRoutes } from './routes/sessions/handlers.ts';
+import { registerIdentityRoutes } from './routes/identity/handlers.ts';
 import { registerAiRoutes } from './routes/ai/handlers.ts';
 import type { Llm } from './ai/llm.ts';
 import { registerSemanticRoutes } from './routes/semantic/handlers.ts';
@@ -39,7 +40,8 @@ import type { SluiceMetrics } from './metrics/sluice-metrics.ts';
 import { registerMetricsRoute } from './routes/system/metrics.ts';
 
 export interface AppDeps {
-  tokens: TokenDirectory;
+  /** Who a request comes from: static tokens, and an identity provider's JWTs when configured. */
+  auth: Authenticator;
   datasources: DatasourceRegistry;
   store: ArtifactStore;
   queries: QueryService;
@@ -108,15 +110,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       },
     }),
   );
-  app.use('/api/*', authenticate(deps.tokens), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'api'));
+  app.use('/api/*', authenticate(deps.auth), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'api'));
   app.use('/mcp', bodyLimit({ maxSize: deps.bodyLimitBytes, onError: () => { throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`); } }));
-  app.use('/mcp', authenticate(deps.tokens), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'mcp'));
+  app.use('/mcp', authenticate(deps.auth), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'mcp'));
   app.openAPIRegistry.registerComponent('securitySchemes', 'token', { type: 'apiKey', in: 'header', name: 'X-Token' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 
   registerQueryRoutes(app, deps.queries);
   registerArtifactRoutes(app, deps.store, deps.cursors);
   registerSessionRoutes(app, deps.store, deps.artifactTtlS);
+  registerIdentityRoutes(app, deps.store);
   registerSemanticRoutes(app, deps.semantic, deps.visualizations);
   registerAiRoutes(app, deps.llm, {
     registry: deps.datasources,
@@ -150,7 +153,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       title: 'Sluice',
       version: deps.version,
       description:
-        'Read-only SQL for people and AI agents: every query answers with a bounded preview, exact completeness metadata and an opaque handle to the complete result (a Parquet artifact) that can be paged, projected, filtered and sorted. Every /api route needs X-Token (or Authorization: Bearer). Request bodies are JSON, read as JSON whatever Content-Type they come with (so curl -d works); a body that is not JSON is VALIDATION_ERROR.',
+        'Read-only SQL for people and AI agents: every query answers with a bounded preview, exact completeness metadata and an opaque handle to the complete result (a Parquet artifact) that can be paged, projected, filtered and sorted. Every /api route needs X-Token (or Authorization: Bearer), or with an identity provider configured its JWT in Authorization: Bearer. Request bodies are JSON, read as JSON whatever Content-Type they come with (so curl -d works); a body that is not JSON is VALIDATION_ERROR.',
     },
     // Relative: the document is right for whatever host and port serve it.
     servers: [{ url: '/', description: 'The Sluice serving this document' }],

@@ -4,7 +4,7 @@
  * that names the variable instead of failing later at a distance.
  */
 import { z } from 'zod';
-import { DATASOURCE_KINDS, ROLES } from './vocabulary.ts';
+import { DATASOURCE_KINDS, ROLES, type Role } from './vocabulary.ts';
 
 const GIB = 1024 * 1024 * 1024;
 
@@ -16,9 +16,12 @@ const datasourceSchema = z.object({
   description: z.string().optional(),
 });
 
+/** A static token's principal. An OIDC principal's prefix holds a character outside this set, so the two never meet. */
+const TOKEN_PRINCIPAL = /^[A-Za-z0-9_.@-]{1,128}$/;
+
 const tokenSchema = z.object({
   token: z.string().min(8),
-  principal: z.string().regex(/^[A-Za-z0-9_.@-]{1,128}$/),
+  principal: z.string().regex(TOKEN_PRINCIPAL),
   roles: z.array(z.enum(ROLES)).optional(),
   datasources: z.array(z.string()).optional(),
 });
@@ -36,6 +39,19 @@ export interface S3Setting {
   forcePathStyle: boolean;
 }
 
+/** Sign-in with an identity provider's JWTs, beside the static tokens. */
+export interface OidcSetting {
+  /** Compared verbatim with the token's `iss` and the discovery document's `issuer`. */
+  issuer: string;
+  audience: string;
+  /** The claim names that hold the principal, its roles and its datasources. */
+  claims: { principal: string; roles: string; datasources: string };
+  principalPrefix: string;
+  defaultRoles: Role[];
+  /** The least time between two fetches of the key set when a token names a key the cached set lacks. */
+  jwksCooldownMs: number;
+}
+
 /** Where the server listens, what it serves from, and who may call it. */
 export interface ServerSettings {
   port: number;
@@ -44,6 +60,7 @@ export interface ServerSettings {
   databaseUrl: string | undefined;
   datasources: DatasourceSetting[];
   tokens: TokenSetting[] | undefined;
+  oidc: OidcSetting | undefined;
   bodyLimitBytes: number;
   /** Requests a principal may make per minute (a token bucket, so short bursts up to this many are fine). */
   rateLimitPerMinute: number;
@@ -184,6 +201,45 @@ function metricsToken(env: Env): string | undefined {
   return raw;
 }
 
+const OIDC_VARIABLES = ['SLUICE_OIDC_AUDIENCE', 'SLUICE_OIDC_CLAIMS', 'SLUICE_OIDC_PRINCIPAL_PREFIX', 'SLUICE_OIDC_DEFAULT_ROLES', 'SLUICE_OIDC_JWKS_COOLDOWN_S'];
+const claimName = z.string().min(1).max(200);
+const oidcClaimsSchema = z.object({ principal: claimName, roles: claimName, datasources: claimName }).partial().strict();
+// C0 and C1 controls, DEL and the Unicode line and paragraph separators: never part of a principal.
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** Plain http only on loopback (a provider run beside the server); anywhere else the keys must come over https. */
+export function isTrustedIssuerUrl(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname));
+}
+
+function oidc(env: Env): OidcSetting | undefined {
+  const issuer = env.SLUICE_OIDC_ISSUER;
+  if (issuer === undefined || issuer === '') {
+    const stray = OIDC_VARIABLES.find((name) => env[name] !== undefined && env[name] !== '');
+    if (stray !== undefined) throw new Error(`${stray} is set but SLUICE_OIDC_ISSUER is not; set the issuer or remove ${stray}.`);
+    return undefined;
+  }
+  const url = URL.canParse(issuer) ? new URL(issuer) : undefined;
+  if (url === undefined || !isTrustedIssuerUrl(url) || url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new Error(`SLUICE_OIDC_ISSUER must be an https:// URL (http:// only on loopback) without credentials, query or fragment; got "${issuer}".`);
+  }
+  const audience = env.SLUICE_OIDC_AUDIENCE;
+  if (audience === undefined || audience === '') throw new Error('SLUICE_OIDC_AUDIENCE must be set with SLUICE_OIDC_ISSUER: it is the audience (aud) tokens must be issued for.');
+  const prefix = env.SLUICE_OIDC_PRINCIPAL_PREFIX || 'oidc:';
+  if (prefix.length > 32 || CONTROL_CHARACTERS.test(prefix) || /^[A-Za-z0-9_.@-]*$/.test(prefix)) {
+    throw new Error(`SLUICE_OIDC_PRINCIPAL_PREFIX must be at most 32 characters and hold one that a token principal cannot (such as ":"), so no provider's user can be a token's principal; got "${prefix}".`);
+  }
+  const claims = json(env, 'SLUICE_OIDC_CLAIMS', oidcClaimsSchema) ?? {};
+  return {
+    issuer,
+    audience,
+    claims: { principal: claims.principal ?? 'sub', roles: claims.roles ?? 'sluice_roles', datasources: claims.datasources ?? 'sluice_datasources' },
+    principalPrefix: prefix,
+    defaultRoles: json(env, 'SLUICE_OIDC_DEFAULT_ROLES', z.array(z.enum(ROLES)).min(1)) ?? ['reader'],
+    jwksCooldownMs: int(env, 'SLUICE_OIDC_JWKS_COOLDOWN_S', 30, 0, 3600) * 1000,
+  };
+}
+
 export function loadConfig(env: Env): Config {
   const datasources = json(env, 'SLUICE_DATASOURCES', z.array(datasourceSchema)) ?? [];
   const ids = new Set<string>();
@@ -199,6 +255,7 @@ export function loadConfig(env: Env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     datasources,
     tokens: json(env, 'SLUICE_TOKENS', z.array(tokenSchema).min(1)),
+    oidc: oidc(env),
     previewRows: int(env, 'SLUICE_PREVIEW_ROWS', 50, 0, 500),
     maxRows: int(env, 'SLUICE_MAX_ROWS', 1_000_000, 1, Number.MAX_SAFE_INTEGER),
     maxBytes: int(env, 'SLUICE_MAX_BYTES', 268_435_456, 1, Number.MAX_SAFE_INTEGER),

@@ -1,12 +1,15 @@
 /**
  * Who a server lets in and the key its read cursors are signed with: the
- * configured tokens, or the admin token generated in the data dir. Replicas
+ * configured tokens, or the admin token generated in the data dir, and the
+ * identity provider's JWTs when one is configured. Replicas
  * on one catalog share the cursor key and the generated admin token through
  * it; until it answers, no generated token is accepted (none of this
  * replica's own could be right for the others).
  */
 import type { Catalog } from './catalog/catalog.ts';
 import { CursorCodec } from './artifacts/cursor.ts';
+import { Authenticator } from './auth/authenticator.ts';
+import { OidcVerifier } from './auth/oidc-verifier.ts';
 import { TokenDirectory } from './auth/principals.ts';
 import { loadSecrets, type Secrets } from './auth/secrets.ts';
 import type { Config } from './config.ts';
@@ -16,17 +19,20 @@ export interface ServerAccess {
   /** A shared catalog is configured: the secrets replicas share come from it. */
   readonly shareSecrets: boolean;
   readonly tokens: TokenDirectory;
+  /** The tokens, and with SLUICE_OIDC_ISSUER the identity provider's JWTs. */
+  readonly auth: Authenticator;
   readonly cursors: CursorCodec;
   /** The generated admin token, when no tokens were configured (with a shared catalog, known once it answers). */
   generatedToken: string | null;
 }
 
-export function loadAccess(config: Config, dataDir: string): ServerAccess {
+export function loadAccess(config: Config, dataDir: string, log: (line: string) => void): ServerAccess {
   const { secrets } = loadSecrets(dataDir);
   const shareSecrets = config.catalogUrl !== undefined;
   const generatedToken = config.tokens === undefined && !shareSecrets ? secrets.adminToken : null;
   const tokens = new TokenDirectory(config.tokens ?? (shareSecrets ? [] : [{ token: secrets.adminToken, principal: 'admin', roles: ['admin'] }]));
-  return { secrets, shareSecrets, tokens, cursors: new CursorCodec(secrets.cursorKey), generatedToken };
+  const auth = new Authenticator(tokens, config.oidc === undefined ? null : new OidcVerifier(config.oidc, log));
+  return { secrets, shareSecrets, tokens, auth, cursors: new CursorCodec(secrets.cursorKey), generatedToken };
 }
 
 /** Takes the cursor key every replica uses and, when no tokens are configured, the admin token every replica accepts. */

@@ -64,7 +64,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   // First, before anything starts: an invalid model file stops start-up with a message naming it.
   const explores = loadModels(resolve(config.modelsDir));
   const dataDir = resolve(config.dataDir);
-  const access = loadAccess(config, dataDir);
+  const access = loadAccess(config, dataDir, log);
   const { registry, embeddedWanted } = planDatasources(config, logger);
   const { queryPool, readPool } = createPools(config, logger, seams);
   // What works on behalf of requests names the request in its log lines; pools and connections do not (see withRequestIds).
@@ -211,7 +211,7 @@ function scrapeSources(queryPool: WorkerPool, readPool: WorkerPool, { store }: O
 
 function buildApp(config: Config, logger: Logger, { access, registry, store, services, readiness, metrics }: AppParts): OpenAPIHono<AppEnv> {
   return createApp({
-    tokens: access.tokens,
+    auth: access.auth,
     datasources: registry,
     store,
     queries: services.queries,

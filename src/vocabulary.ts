@@ -94,6 +94,10 @@ export type DownloadFormat = (typeof DOWNLOAD_FORMATS)[number];
 export const ROLES = ['reader', 'analyst', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** How a caller signed in: a configured token, or an identity provider's JWT. */
+export const AUTH_KINDS = ['token', 'oidc'] as const;
+export type AuthKind = (typeof AUTH_KINDS)[number];
+
 /** What a relation of a datasource is: pg_class.relkind, spelled out. */
 export const TABLE_KINDS = ['table', 'view', 'materialized_view', 'foreign_table', 'partitioned_table'] as const;
 export type TableKind = (typeof TABLE_KINDS)[number];

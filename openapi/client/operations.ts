@@ -17,6 +17,7 @@ export const OPERATIONS = {
   copySession: { method: 'POST', path: '/api/sessions/{id}/copy' },
   retireSession: { method: 'DELETE', path: '/api/sessions/{id}' },
   getUsage: { method: 'GET', path: '/api/usage' },
+  getMe: { method: 'GET', path: '/api/me' },
   listExplores: { method: 'GET', path: '/api/semantic/explores' },
   runSemanticQuery: { method: 'POST', path: '/api/semantic/query' },
   createVisualization: { method: 'POST', path: '/api/semantic/visualizations' },

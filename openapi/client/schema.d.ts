@@ -241,6 +241,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who the caller is: principal, roles, datasources, how it signed in, and its usage */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/semantic/explores": {
         parameters: {
             query?: never;
@@ -714,17 +731,38 @@ export interface components {
             /** @enum {boolean} */
             success: true;
             summary: string;
+            data: components["schemas"]["Usage"];
+            errorCode: null;
+        };
+        Usage: {
+            principal: {
+                artifacts: number;
+                logicalBytes: number;
+                quotaBytes: number;
+            };
+            workspace?: {
+                artifacts: number;
+                physicalBytes: number;
+                quotaBytes: number;
+            };
+        };
+        MeEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            summary: string;
             data: {
-                principal: {
-                    artifacts: number;
-                    logicalBytes: number;
-                    quotaBytes: number;
-                };
-                workspace?: {
-                    artifacts: number;
-                    physicalBytes: number;
-                    quotaBytes: number;
-                };
+                /** @description Who the caller is: a token’s principal, or an identity provider’s user behind SLUICE_OIDC_PRINCIPAL_PREFIX (oidc:…). */
+                principal: string;
+                /** @description The roles granted; the highest decides what the caller may do (reader < analyst < admin). */
+                roles: ("reader" | "analyst" | "admin")[];
+                /** @description The datasource ids the caller may use; "*" for all. */
+                datasources: string[];
+                /**
+                 * @description How the caller signed in: a configured token, or an identity provider’s JWT.
+                 * @enum {string}
+                 */
+                auth: "token" | "oidc";
+                usage: components["schemas"]["Usage"];
             };
             errorCode: null;
         };
@@ -1133,7 +1171,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1266,7 +1304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1396,7 +1434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1519,7 +1557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1604,7 +1642,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1707,7 +1745,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1805,7 +1843,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1912,7 +1950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2028,7 +2066,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2144,7 +2182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2229,7 +2267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2312,7 +2350,90 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `FORBIDDEN`: The token’s role does not allow this route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeEnvelope"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2395,7 +2516,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2482,7 +2603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2605,7 +2726,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2726,7 +2847,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2811,7 +2932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2934,7 +3055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3039,7 +3160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3144,7 +3265,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3245,7 +3366,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3327,7 +3448,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3423,7 +3544,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: Missing or unknown token. */
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -7,19 +7,28 @@ import { createHash } from 'node:crypto';
 import type { TokenSetting } from '../config.ts';
 
 export type { Role } from '../vocabulary.ts';
-import type { Role } from '../vocabulary.ts';
+import type { AuthKind, Role } from '../vocabulary.ts';
 
 export interface Principal {
   id: string;
+  /** The highest of `roles`: what requireRole compares. */
   role: Role;
+  /** The roles granted, as configured or claimed. */
+  roles: Role[];
   /** Datasource ids this principal may use; '*' for all. */
   datasources: string[];
+  auth: AuthKind;
 }
 
 const RANK: Record<Role, number> = { reader: 0, analyst: 1, admin: 2 };
 
 export function hasRole(principal: Principal, needed: Role): boolean {
   return RANK[principal.role] >= RANK[needed];
+}
+
+/** The highest of the roles granted; reader when none is. */
+export function highestRole(roles: readonly Role[]): Role {
+  return roles.reduce<Role>((best, r) => (RANK[r] > RANK[best] ? r : best), 'reader');
 }
 
 export function mayUseDatasource(principal: Principal, datasource: string): boolean {
@@ -39,9 +48,8 @@ export class TokenDirectory {
 
   /** Adds a token: the generated admin token of replicas is known only once their shared catalog answers. */
   add(t: TokenSetting): void {
-    const roles = t.roles ?? ['analyst'];
-    const role = roles.reduce<Role>((best, r) => (RANK[r] > RANK[best] ? r : best), 'reader');
-    this.#byDigest.set(digest(t.token), { id: t.principal, role, datasources: t.datasources ?? ['*'] });
+    const roles = [...new Set<Role>(t.roles ?? ['analyst'])];
+    this.#byDigest.set(digest(t.token), { id: t.principal, role: highestRole(roles), roles, datasources: t.datasources ?? ['*'], auth: 'token' });
   }
 
   lookup(token: string): Principal | undefined {

@@ -15,8 +15,8 @@ import { fence, runTool } from '../../src/ai/tools/run-tool.ts';
 import type { ToolContext } from '../../src/ai/tools/tool-types.ts';
 import { FILTER_OPS } from '../../src/vocabulary.ts';
 
-const analyst: Principal = { id: 'ana', role: 'analyst', datasources: ['*'] };
-const reader: Principal = { id: 'rea', role: 'reader', datasources: ['*'] };
+const analyst: Principal = { id: 'ana', role: 'analyst', roles: ['analyst'], datasources: ['*'], auth: 'token' };
+const reader: Principal = { id: 'rea', role: 'reader', roles: ['reader'], datasources: ['*'], auth: 'token' };
 const names = (surface: 'agent' | 'mcp', who: Principal, semantic: boolean) => toolsFor(surface, who, semantic).map((t) => t.name);
 
 function recordingStore(sessionOf: Record<string, string>): { store: ArtifactStore; calls: string[] } {

@@ -10,7 +10,7 @@ import { DatasourceRegistry } from '../../src/datasources/registry.ts';
 import { SluiceError } from '../../src/errors.ts';
 import { quietLogger } from '../../src/logger.ts';
 
-const ADMIN: Principal = { id: 'admin', role: 'admin', datasources: ['*'] };
+const ADMIN: Principal = { id: 'admin', role: 'admin', roles: ['admin'], datasources: ['*'], auth: 'token' };
 
 function errorOf(fn: () => unknown): SluiceError {
   try {

@@ -91,9 +91,9 @@ const RETURNS = [
   [5, null, '2024-01-15 00:00:00+00', '0.50', 1],
 ];
 
-const ANALYST: Principal = { id: 'analyst', role: 'analyst', datasources: ['*'] };
-const ADMIN: Principal = { id: 'admin', role: 'admin', datasources: ['*'] };
-const DEFAULT_ONLY: Principal = { id: 'limited', role: 'admin', datasources: ['default'] };
+const ANALYST: Principal = { id: 'analyst', role: 'analyst', roles: ['analyst'], datasources: ['*'], auth: 'token' };
+const ADMIN: Principal = { id: 'admin', role: 'admin', roles: ['admin'], datasources: ['*'], auth: 'token' };
+const DEFAULT_ONLY: Principal = { id: 'limited', role: 'admin', roles: ['admin'], datasources: ['default'], auth: 'token' };
 
 let catalog: SemanticCatalog;
 let modelsDir: string;

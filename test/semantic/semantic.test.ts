@@ -215,7 +215,7 @@ describe('merges as Lightdash merges (on PostgreSQL)', () => {
 
   it('gives the same rows on PostgreSQL through the FULL JOIN emulation of engines without it', async () => {
     const catalog = new SemanticCatalog(loadModels(modelsDir));
-    const compiled = compileIntent(catalog, () => ({ ...pgDialect, fullJoin: false }), { id: 'analyst', role: 'analyst', datasources: ['*'] }, SemanticIntent.parse(byRegion({ joinType: 'full' })));
+    const compiled = compileIntent(catalog, () => ({ ...pgDialect, fullJoin: false }), { id: 'analyst', role: 'analyst', roles: ['analyst'], datasources: ['*'], auth: 'token' }, SemanticIntent.parse(byRegion({ joinType: 'full' })));
     expect(compiled.sql).not.toMatch(/FULL JOIN/);
     const got = await server.sql.unsafe(compiled.sql, compiled.params as string[]);
     const want = await handFull();

@@ -50,7 +50,7 @@ export function errorBody(error: SluiceError): ErrorBody {
 }
 
 const DESCRIPTIONS: Partial<Record<ErrorCode, string>> = {
-  UNAUTHORIZED: 'Missing or unknown token.',
+  UNAUTHORIZED: 'Missing or unknown token, or a JWT that failed verification (the sentence names the check).',
   FORBIDDEN: 'The token\u2019s role does not allow this route.',
   NOT_FOUND: 'No such resource for this caller.',
   VALIDATION_ERROR: 'The request is malformed or a value is out of range.',

@@ -7,6 +7,7 @@ export const API_TAGS = [
   { name: 'System', description: 'Liveness and readiness; no token needed.' },
   { name: 'Queries', description: 'Run read-only SQL: a bounded preview, exact completeness, and an artifact holding the whole result. Poll and cancel.' },
   { name: 'Artifacts', description: 'Stored results: describe, page (projection, filters, sort), aggregate, download and delete.' },
+  { name: 'Identity', description: 'Who the caller is: principal, roles, datasources, how it signed in, and its usage.' },
   { name: 'Sessions', description: 'Artifacts grouped by session: copy references, retire a session, and usage against quotas.' },
   { name: 'Schema', description: 'Datasources and their tables, views and columns.' },
   { name: 'AI', description: 'Chat about SQL and a read-only agent (analyst role); 503 AI_NOT_CONFIGURED without a model.' },

@@ -1,6 +1,6 @@
 /** Handlers of /api/sessions (reference copy, retirement) and /api/usage. */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { hasRole } from '../../auth/principals.ts';
+import { hasRole, type Principal } from '../../auth/principals.ts';
 import { requireRole, type AppEnv } from '../../auth/middleware.ts';
 import type { ArtifactStore } from '../../artifacts/types.ts';
 import { ok } from '../common/envelope.ts';
@@ -20,9 +20,13 @@ export function registerSessionRoutes(app: OpenAPIHono<AppEnv>, store: ArtifactS
   });
 
   app.openapi(getUsage, async (c) => {
-    const principal = requireRole(c, 'reader');
-    const usage = await store.usage(principal.id);
-    const data = hasRole(principal, 'admin') ? usage : { principal: usage.principal };
-    return c.json(ok(`${usage.principal.artifacts} artifact(s), ${usage.principal.logicalBytes} of ${usage.principal.quotaBytes} bytes.`, data), 200);
+    const usage = await callerUsage(store, requireRole(c, 'reader'));
+    return c.json(ok(`${usage.principal.artifacts} artifact(s), ${usage.principal.logicalBytes} of ${usage.principal.quotaBytes} bytes.`, usage), 200);
   });
+}
+
+/** The caller's artifact usage against its quota; admins also see the workspace's. */
+export async function callerUsage(store: ArtifactStore, principal: Principal) {
+  const usage = await store.usage(principal.id);
+  return hasRole(principal, 'admin') ? usage : { principal: usage.principal };
 }

@@ -11,10 +11,12 @@ export const SessionCopyEnvelope = envelope('SessionCopyEnvelope', z.object({ ma
 
 export const SessionRetireEnvelope = envelope('SessionRetireEnvelope', z.object({ releasedArtifacts: z.number().int(), releasedBytes: z.number().int() }));
 
-export const UsageEnvelope = envelope(
-  'UsageEnvelope',
-  z.object({
+/** The caller's usage (and the workspace's, for admins): the data of /api/usage and the `usage` of /api/me. */
+export const UsageData = z
+  .object({
     principal: z.object({ artifacts: z.number().int(), logicalBytes: z.number().int(), quotaBytes: z.number().int() }),
     workspace: z.object({ artifacts: z.number().int(), physicalBytes: z.number().int(), quotaBytes: z.number().int() }).optional(),
-  }),
-);
+  })
+  .openapi('Usage');
+
+export const UsageEnvelope = envelope('UsageEnvelope', UsageData);

@@ -21,7 +21,7 @@ import { adminClient } from './admin-client.ts';
 import { mysqlTitle, NO_MYSQL, urlWithDatabase } from './mysql-test-url.ts';
 
 const D = 'sluice_engine';
-const ADMIN: Principal = { id: 'admin', role: 'admin', datasources: ['*'] };
+const ADMIN: Principal = { id: 'admin', role: 'admin', roles: ['admin'], datasources: ['*'], auth: 'token' };
 
 const SALES = [
   [1, "'north'", "'2024-01-01 10:00:00'", '10.00', 1],
