@@ -47,12 +47,19 @@ const KINDS: Kind[] = [
     name: 'Folder of Parquet',
     datasource: 'folder',
     baselineLabel: 'DuckDB COPY … TO /dev/null (CSV)',
-    baseline: async () => (await runChild<{ totalMs: number }>(CHILD, ['duckdb', String(KIND_ROWS)])).totalMs,
+    baseline: async () => (await child<{ totalMs: number }>(['duckdb', String(KIND_ROWS)])).totalMs,
   },
 ];
 
+/** A child's result; one that says it failed stops the part (a figure is never made of failures). */
+async function child<T>(args: string[]): Promise<T> {
+  const result = await runChild<T & { error?: string }>(CHILD, args);
+  if (result.error !== undefined) throw new Error(`kinds-child ${args.join(' ')}: ${result.error}`);
+  return result;
+}
+
 async function sluiceRun(kind: Kind, rows: number): Promise<SluiceRun> {
-  return runChild<SluiceRun>(CHILD, ['sluice', kind.datasource, String(rows)]);
+  return child<SluiceRun>(['sluice', kind.datasource, String(rows)]);
 }
 
 function kindRows(kind: Kind, baseline: number[], big: SluiceRun[], small: SluiceRun[]): Row[] {

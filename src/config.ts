@@ -14,7 +14,9 @@ const datasourceSchema = z.object({
   /** Without it the URL's scheme decides; with it the scheme must be one of that kind's. */
   kind: z.enum(DATASOURCE_KINDS).optional(),
   description: z.string().optional(),
-});
+})
+  // A key this server does not know (a misspelling, or a setting such as claimSettings it cannot apply) stops start-up rather than being dropped.
+  .strict();
 
 /** A static token's principal. An OIDC principal's prefix holds a character outside this set, so the two never meet. */
 const TOKEN_PRINCIPAL = /^[A-Za-z0-9_.@-]{1,128}$/;

@@ -28,6 +28,11 @@ describe('SLUICE_DATASOURCES', () => {
     expect(loadConfig({ SLUICE_DATASOURCES: entries }).datasources.map((d) => d.id)).toEqual(['default']);
   });
 
+  it('refuses a key it does not know rather than dropping it, so a setting it cannot apply never goes unnoticed', () => {
+    const entries = list([{ id: 'shop', url: 'sqlite:///srv/shop.db', claimSettings: { 'sluice.tenant': 'tenant' } }]);
+    expect(() => loadConfig({ SLUICE_DATASOURCES: entries })).toThrow(/^SLUICE_DATASOURCES is invalid at 0: .*claimSettings/);
+  });
+
   it('refuses a kind no driver speaks, naming the variable and the field', () => {
     expect(() => loadConfig({ SLUICE_DATASOURCES: list([{ id: 'x', kind: 'oracle', url: 'oracle://db.example/x' }]) })).toThrow(/^SLUICE_DATASOURCES is invalid at 0\.kind/);
   });

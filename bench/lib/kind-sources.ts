@@ -8,12 +8,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 
 export const KIND_ROWS = 1_000_000;
-const CACHE = fileURLToPath(new URL('../../node_modules/.cache/sluice-bench-kinds/', import.meta.url));
+// From the working directory (the project's root, as npm runs the bench and its children), not this file: children run a compiled copy elsewhere.
+const CACHE = join(process.cwd(), 'node_modules', '.cache', 'sluice-bench-kinds');
 export const SQLITE_FILE = join(CACHE, 'rows_1m.db');
 export const FILES_DIR = join(CACHE, 'folder');
 export const PARQUET_FILE = join(FILES_DIR, 'rows_1m.parquet');
@@ -65,7 +65,7 @@ async function ensureParquet(log: (line: string) => void): Promise<void> {
   const connection = await instance.connect();
   try {
     await connection.run(`COPY (SELECT range::BIGINT AS id, round((range % 100000) / 7, 2)::DECIMAL(12,2) AS amount, 'name-' || md5(range::VARCHAR) AS label,
-        TIMESTAMPTZ '2024-01-01 00:00:00+00' + to_seconds(range) AS created_at, range % 3 = 0 AS flag, range * 1.000001 AS score
+        TIMESTAMPTZ '2024-01-01 00:00:00+00' + to_seconds(range) AS created_at, range % 3 = 0 AS flag, (range * 1.000001)::DOUBLE AS score
       FROM range(1, ${KIND_ROWS + 1})) TO '${PARQUET_FILE.replaceAll("'", "''")}' (FORMAT parquet)`);
   } finally {
     connection.closeSync();

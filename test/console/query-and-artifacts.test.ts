@@ -112,6 +112,8 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
       await expect.poll(() => page.getByRole('tab', { name: 'Query' }).getAttribute('aria-selected')).toBe('true');
       expect(await page.getByRole('tab').allTextContents()).toEqual(['Query', 'Artifacts', 'Agent', 'Semantic']);
       await page.getByLabel('Datasource').selectOption('default');
+      // Each datasource is shown with its dialect.
+      expect(await page.getByLabel('Datasource').locator('option').allTextContents()).toEqual([expect.stringContaining('default \u00b7 postgresql')]);
       // Ctrl+Enter runs as the button does.
       await page.getByLabel('SQL').fill(`SELECT id, big, exact, at, status FROM ${S}.orders ORDER BY id`);
       await page.getByLabel('SQL').press('Control+Enter');
