@@ -5,7 +5,8 @@
  * NULL and the empty string apart on both.
  */
 import { describe, expect, it } from 'vitest';
-import { csvRecord, openCopySource, openCursorSource, type RowSource } from '../../../src/datasources/postgres/export/row-sources.ts';
+import { openCopySource, openCursorSource, type RowSource } from '../../../src/datasources/postgres/export/row-sources.ts';
+import { csvRecord } from '../../../src/worker/export/csv-record.ts';
 import { testClient } from './test-client.ts';
 
 const client = testClient();

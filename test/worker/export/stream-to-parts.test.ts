@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quoteLiteral } from '../../../src/columns/column-plan.ts';
 import { CsvRecordScanner } from '../../../src/worker/export/csv-record-scanner.ts';
 import type { ExportRequest, PreviewData } from '../../../src/worker/export-types.ts';
-import { csvRecord, type RowSource, type SourceChunk } from '../../../src/datasources/postgres/export/row-sources.ts';
+import { csvRecord } from '../../../src/worker/export/csv-record.ts';
+import type { RowSource, SourceChunk } from '../../../src/worker/export/row-source.ts';
 import { streamToParts } from '../../../src/worker/export/stream-to-parts.ts';
 import { openDuck, planned } from '../../artifacts/artifact-fixture.ts';
 

@@ -9,25 +9,11 @@
  */
 import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duckdb/node-api';
 import type { RowSource, SourceChunk } from '../../../worker/export/row-source.ts';
+import { csvRecord } from '../../../worker/export/csv-record.ts';
 import { valueText } from './value-text.ts';
 
 /** Records are gathered to about this many characters before a chunk is handed on. */
 const BATCH_CHARS = 512 * 1024;
-
-const NEEDS_QUOTES = /[",\n\r]/;
-
-/** A record as PostgreSQL's COPY writes it: quoted when empty or holding a delimiter, quote or line break, or `\.` alone on its line. */
-function csvRecord(row: (string | null)[]): string {
-  const single = row.length === 1;
-  let line = '';
-  for (let i = 0; i < row.length; i++) {
-    const value = row[i];
-    if (i > 0) line += ',';
-    if (value === null || value === undefined) continue;
-    line += value === '' || NEEDS_QUOTES.test(value) || (single && value === '\\.') ? `"${value.replaceAll('"', '""')}"` : value;
-  }
-  return line + '\n';
-}
 
 export interface ChunkSourceOptions {
   connection: DuckDBConnection;

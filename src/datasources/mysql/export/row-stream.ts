@@ -17,7 +17,8 @@ import type { PlannedColumn } from '../../../columns/column-plan.ts';
 import type { RowSource, SourceChunk } from '../../../worker/export/row-source.ts';
 import { mysqlColumns, type MysqlField, type ValueReader } from '../column-types.ts';
 import { ER_QUERY_INTERRUPTED } from '../mysql-errors.ts';
-import { csvRecord, valueText } from '../row-values.ts';
+import { csvRecord } from '../../../worker/export/csv-record.ts';
+import { valueText } from '../row-values.ts';
 import type { QueryKiller } from './kill-query.ts';
 
 /** Rows are handed on once this much CSV is waiting, or whenever the socket has nothing more for now. */

@@ -12,6 +12,7 @@ import Cursor from 'pg-cursor';
 import type pg from 'pg';
 import { CopyOut } from './copy-out.ts';
 import type { RowSource, SourceChunk } from '../../../worker/export/row-source.ts';
+import { csvRecord } from '../../../worker/export/csv-record.ts';
 
 export type { RowSource, SourceChunk } from '../../../worker/export/row-source.ts';
 
@@ -28,25 +29,6 @@ const AS_TEXT = { getTypeParser: () => (value: string) => value };
 export function openCopySource(client: pg.Client, selectSql: string, cancel: () => void): RowSource {
   const copy = client.query(new CopyOut(`COPY (${selectSql}) TO STDOUT (FORMAT csv)`));
   return { cancel, [Symbol.asyncIterator]: () => copy[Symbol.asyncIterator]() };
-}
-
-const NEEDS_QUOTES = /[",\n\r]/;
-
-/**
- * A record as PostgreSQL's COPY writes it, byte for byte, so a byte cap
- * measures the same on either source: a value is quoted when it is empty,
- * holds a delimiter, quote or line break, or is `\.` alone on its line.
- */
-export function csvRecord(row: (string | null)[]): string {
-  const single = row.length === 1;
-  let line = '';
-  for (let i = 0; i < row.length; i++) {
-    const value = row[i];
-    if (i > 0) line += ',';
-    if (value === null || value === undefined) continue;
-    line += value === '' || NEEDS_QUOTES.test(value) || (single && value === '\\.') ? `"${value.replaceAll('"', '""')}"` : value;
-  }
-  return line + '\n';
 }
 
 /** The statement's rows through a portal, as CSV batches. */

@@ -6,20 +6,7 @@
  * records with their count and a bound on the longest.
  */
 import { Buffer } from 'node:buffer';
-
-const MUST_QUOTE = /[",\n\r]/;
-
-export function csvRecord(values: (string | null)[]): string {
-  const single = values.length === 1;
-  let line = '';
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (i > 0) line += ',';
-    if (value === null || value === undefined) continue;
-    line += value === '' || MUST_QUOTE.test(value) || (single && value === '\\.') ? `"${value.replaceAll('"', '""')}"` : value;
-  }
-  return line + '\n';
-}
+import { csvRecord } from '../../../worker/export/csv-record.ts';
 
 /** Whole records gathered until a batch is worth sending. */
 export class CsvBatch {
