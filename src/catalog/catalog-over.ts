@@ -11,7 +11,8 @@ import { releaseLease, renewLease, sharedSecret, tryLease } from './catalog-leas
 import type { CatalogDb } from './catalog-db.ts';
 import { cancelRequestsFor, findQuery, purgeQueries, putQuery, requestCancel } from './catalog-queries.ts';
 import { countRequests, purgeRequestCounts } from './catalog-request-counts.ts';
-import { findVisualization, saveVisualization } from './catalog-visualizations.ts';
+import { deleteVisualization, findVisualization, listVisualizations, saveVisualization } from './catalog-visualizations.ts';
+import { listHistory, purgeHistory, putHistory } from './catalog-history.ts';
 import { blobAtLocation, blobByHash, findArtifact, listArtifacts, usageOf } from './catalog-reads.ts';
 import { copySession, deleteArtifact, retireSession } from './catalog-sessions.ts';
 
@@ -48,6 +49,11 @@ export function catalogOver(db: CatalogDb, options: CatalogOptions): Catalog {
     purgeRequestCounts: (olderThan, limit) => purgeRequestCounts(db, olderThan, limit),
     saveVisualization: (saved) => saveVisualization(db, saved),
     findVisualization: (principal, id) => findVisualization(db, principal, id),
+    listVisualizations: (principal, request) => listVisualizations(db, principal, request),
+    deleteVisualization: (principal, id) => deleteVisualization(db, principal, id),
+    putHistory: (entry) => putHistory(db, entry),
+    listHistory: (principal, request) => listHistory(db, principal, request),
+    purgeHistory: (olderThan, limit) => purgeHistory(db, olderThan, limit),
     maintain: () => db.maintain(),
     close: () => db.close(),
   };

@@ -4,7 +4,7 @@
  * exact counters, never just "something changed".
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Catalog } from '../../src/catalog/catalog.ts';
+import type { Catalog, HistoryEntry } from '../../src/catalog/catalog.ts';
 import { Clock, commitOk, commitRequest, created, errorOf, hashOf, T0 } from './catalog-fixtures.ts';
 
 export interface CatalogSetup {
@@ -321,6 +321,82 @@ export function testCatalog(name: string, factory: CatalogFactory): void {
       expect((await catalog.findVisualization('alice', 'viz_2'))?.title).toBeNull();
       for (const other of ['bob', HOSTILE]) expect(await catalog.findVisualization(other, 'viz_1')).toBeUndefined();
       expect(await catalog.findVisualization('alice', 'viz_missing')).toBeUndefined();
+    });
+    it('lists a principal\u2019s visualizations newest first, page by page, and deletes only its own', async () => {
+      const catalog = await fresh(new Clock());
+      const at = (s: number) => new Date(T0.getTime() + s * 1000).toISOString();
+      const saved = (id: string, createdAt: string, principal = 'alice') => ({ id, principal, title: id === 'viz_b' ? null : `T ${id}`, intent: {}, chart: {}, createdAt });
+      // viz_c and viz_d share a time: the id breaks the tie, and paging still never repeats or skips.
+      for (const v of [saved('viz_a', at(1)), saved('viz_b', at(2)), saved('viz_c', at(3)), saved('viz_d', at(3)), saved('viz_e', at(4)), saved('viz_x', at(5), 'bob')]) await catalog.saveVisualization(v);
+      const seen: string[] = [];
+      let page = await catalog.listVisualizations('alice', { limit: 2 });
+      expect(page.visualizations[0]).toEqual({ id: 'viz_e', title: 'T viz_e', createdAt: at(4) });
+      seen.push(...page.visualizations.map((v) => v.id));
+      while (page.next !== null) {
+        page = await catalog.listVisualizations('alice', { limit: 2, after: page.next });
+        seen.push(...page.visualizations.map((v) => v.id));
+      }
+      expect(seen).toEqual(['viz_e', 'viz_d', 'viz_c', 'viz_b', 'viz_a']);
+      for (const other of ['carol', HOSTILE]) expect((await catalog.listVisualizations(other, { limit: 10 })).visualizations).toEqual([]);
+      // Another principal's visualization cannot be deleted, and stays.
+      expect(await catalog.deleteVisualization('alice', 'viz_x')).toBe(false);
+      expect(await catalog.deleteVisualization(HOSTILE, 'viz_a')).toBe(false);
+      expect((await catalog.findVisualization('bob', 'viz_x'))?.id).toBe('viz_x');
+      expect(await catalog.deleteVisualization('alice', 'viz_c')).toBe(true);
+      expect(await catalog.deleteVisualization('alice', 'viz_c')).toBe(false);
+      expect(await catalog.findVisualization('alice', 'viz_c')).toBeUndefined();
+      expect((await catalog.listVisualizations('alice', { limit: 10 })).visualizations.map((v) => v.id)).toEqual(['viz_e', 'viz_d', 'viz_b', 'viz_a']);
+    });
+
+    it('keeps each principal\u2019s query history newest first, paged and filtered; an ended entry is final', async () => {
+      const catalog = await fresh(new Clock());
+      const at = (s: number) => new Date(T0.getTime() + s * 1000).toISOString();
+      const entry = (queryId: string, submittedAt: string, more: Partial<HistoryEntry> = {}): HistoryEntry => ({
+        queryId, principal: 'alice', datasource: 'default', sql: `SELECT '${queryId}'`, state: 'RUNNING', submittedAt, finishedAt: null, rows: null, artifactId: null, errorCode: null, ...more,
+      });
+      await catalog.putHistory(entry('q1', at(1)));
+      await catalog.putHistory(entry('q2', at(2), { datasource: 'mysql' }));
+      await catalog.putHistory(entry('q3', at(3)));
+      await catalog.putHistory(entry('q4', at(3)));
+      await catalog.putHistory(entry('q5', at(4)));
+      await catalog.putHistory(entry('b1', at(5), { principal: 'bob' }));
+      const ended = entry('q1', at(1), { state: 'SUCCEEDED', finishedAt: at(2), rows: 12438, artifactId: 'art_1' });
+      await catalog.putHistory(ended);
+      // A late RUNNING write never undoes the end.
+      await catalog.putHistory(entry('q1', at(1)));
+      await catalog.putHistory(entry('q3', at(3), { state: 'FAILED', finishedAt: at(4), rows: 0, errorCode: 'SQL_ERROR' }));
+      // Another principal cannot overwrite an entry by its id.
+      await catalog.putHistory(entry('q5', at(4), { principal: 'bob', state: 'SUCCEEDED', sql: 'stolen' }));
+      const seen: HistoryEntry[] = [];
+      let page = await catalog.listHistory('alice', { limit: 2 });
+      seen.push(...page.entries);
+      while (page.next !== null) {
+        page = await catalog.listHistory('alice', { limit: 2, after: page.next });
+        seen.push(...page.entries);
+      }
+      expect(seen.map((e) => e.queryId)).toEqual(['q5', 'q4', 'q3', 'q2', 'q1']);
+      expect(seen.find((e) => e.queryId === 'q1')).toEqual(ended);
+      expect(seen.find((e) => e.queryId === 'q5')).toEqual(entry('q5', at(4)));
+      expect(seen.find((e) => e.queryId === 'q3')).toMatchObject({ state: 'FAILED', errorCode: 'SQL_ERROR', rows: 0 });
+      expect((await catalog.listHistory('alice', { limit: 10, state: 'RUNNING' })).entries.map((e) => e.queryId)).toEqual(['q5', 'q4', 'q2']);
+      expect((await catalog.listHistory('alice', { limit: 10, datasource: 'mysql' })).entries.map((e) => e.queryId)).toEqual(['q2']);
+      expect((await catalog.listHistory('alice', { limit: 10, state: 'SUCCEEDED', datasource: 'mysql' })).entries).toEqual([]);
+      expect((await catalog.listHistory('bob', { limit: 10 })).entries.map((e) => e.queryId)).toEqual(['b1']);
+      expect((await catalog.listHistory(HOSTILE, { limit: 10 })).entries).toEqual([]);
+    });
+
+    it('purges query history submitted before the retention in bounded rounds', async () => {
+      const clock = new Clock();
+      const catalog = await fresh(clock);
+      const entry = (queryId: string, submittedAt: Date): HistoryEntry => ({
+        queryId, principal: 'alice', datasource: 'default', sql: 'SELECT 1', state: 'SUCCEEDED', submittedAt: submittedAt.toISOString(), finishedAt: submittedAt.toISOString(), rows: 1, artifactId: null, errorCode: null,
+      });
+      for (const id of ['old1', 'old2', 'old3']) await catalog.putHistory(entry(id, clock.current));
+      const cutoff = clock.advance(1000);
+      await catalog.putHistory(entry('new1', clock.current));
+      expect(await catalog.purgeHistory(cutoff, 2)).toEqual({ count: 2, more: true });
+      expect(await catalog.purgeHistory(cutoff, 2)).toEqual({ count: 1, more: false });
+      expect((await catalog.listHistory('alice', { limit: 10 })).entries.map((e) => e.queryId)).toEqual(['new1']);
     });
   });
 }

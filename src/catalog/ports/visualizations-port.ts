@@ -1,4 +1,5 @@
 /** The catalog's saved visualizations, each its principal's own. */
+import type { ListPosition } from './artifacts-port.ts';
 
 export interface StoredVisualization {
   id: string;
@@ -9,8 +10,24 @@ export interface StoredVisualization {
   createdAt: string;
 }
 
+/** What a listing shows of a saved visualization. */
+export interface VisualizationSummary {
+  id: string;
+  title: string | null;
+  createdAt: string;
+}
+
+export interface VisualizationPage {
+  visualizations: VisualizationSummary[];
+  next: ListPosition | null;
+}
+
 export interface VisualizationsPort {
   saveVisualization(saved: StoredVisualization): Promise<void>;
   /** Undefined for an id this principal never saved. */
   findVisualization(principal: string, id: string): Promise<StoredVisualization | undefined>;
+  /** A principal's visualizations, newest first (createdAt, then id), one page at a time. */
+  listVisualizations(principal: string, request: { limit: number; after?: ListPosition | undefined }): Promise<VisualizationPage>;
+  /** False when this principal has no visualization of that id (another principal's included). */
+  deleteVisualization(principal: string, id: string): Promise<boolean>;
 }

@@ -72,6 +72,17 @@ export const PG_MIGRATIONS: PgMigration[] = [
     name: 'blobs found by location, for the sweep of uploads no blob references',
     statements: ['CREATE INDEX blobs_location ON blobs (location)'],
   },
+  {
+    version: 7,
+    name: 'query history, and visualizations listed per principal',
+    statements: [
+      `CREATE TABLE query_history (id text PRIMARY KEY, principal text NOT NULL, datasource text NOT NULL, sql text NOT NULL, state text NOT NULL,
+        submitted_at timestamptz NOT NULL, finished_at timestamptz, row_count bigint, artifact_id text, error_code text)`,
+      'CREATE INDEX query_history_by_principal ON query_history (principal, submitted_at, id)',
+      'CREATE INDEX query_history_submitted ON query_history (submitted_at)',
+      'CREATE INDEX visualizations_by_principal ON visualizations (principal, created_at, id)',
+    ],
+  },
 ];
 
 export function quoteSchema(schema: string): string {

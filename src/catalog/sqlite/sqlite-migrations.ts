@@ -56,6 +56,17 @@ CREATE TABLE visualizations (id TEXT PRIMARY KEY, principal TEXT NOT NULL, title
     name: 'blobs found by location, for the sweep of uploads no blob references',
     sql: 'CREATE INDEX blobs_location ON blobs (location);',
   },
+  {
+    version: 7,
+    name: 'query history, and visualizations listed per principal',
+    sql: `
+CREATE TABLE query_history (id TEXT PRIMARY KEY, principal TEXT NOT NULL, datasource TEXT NOT NULL, sql TEXT NOT NULL, state TEXT NOT NULL,
+  submitted_at TEXT NOT NULL, finished_at TEXT, row_count INTEGER, artifact_id TEXT, error_code TEXT);
+CREATE INDEX query_history_by_principal ON query_history (principal, submitted_at, id);
+CREATE INDEX query_history_submitted ON query_history (submitted_at);
+CREATE INDEX visualizations_by_principal ON visualizations (principal, created_at, id);
+`,
+  },
 ];
 
 export function migrateSqlite(db: SqliteDatabase, now: Date): void {
