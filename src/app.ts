@@ -30,6 +30,7 @@ import { errorBody } from './routes/common/envelope.ts';
 import { readJsonBodies } from './routes/common/json-body.ts';
 import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
+import type { QueryHistory } from './query/query-history.ts';
 import { registerConsole } from './routes/system/console.ts';
 import { registerDocs } from './routes/system/docs.ts';
 import { registerHealthRoutes, type Readiness } from './routes/system/handlers.ts';
@@ -45,6 +46,7 @@ export interface AppDeps {
   datasources: DatasourceRegistry;
   store: ArtifactStore;
   queries: QueryService;
+  history: QueryHistory;
   cursors: CursorCodec;
   bodyLimitBytes: number;
   artifactTtlS: number;
@@ -116,7 +118,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.openAPIRegistry.registerComponent('securitySchemes', 'token', { type: 'apiKey', in: 'header', name: 'X-Token' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 
-  registerQueryRoutes(app, deps.queries);
+  registerQueryRoutes(app, deps.queries, deps.history, deps.datasources);
   registerArtifactRoutes(app, deps.store, deps.cursors);
   registerSessionRoutes(app, deps.store, deps.artifactTtlS);
   registerIdentityRoutes(app, deps.store);

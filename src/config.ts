@@ -83,6 +83,8 @@ export interface QuerySettings {
   readWorkers: number;
   /** The most rows one source of a semantic merge may have; more fails the merge (never trimmed). */
   mergeSourceRows: number;
+  /** Days each principal's query history is kept (counted from each query's submission), then purged. */
+  queryHistoryDays: number;
 }
 
 /** Where artifacts are kept, for how long, and how much of them each principal may hold. */
@@ -263,6 +265,7 @@ export function loadConfig(env: Env): Config {
     maxBytes: int(env, 'SLUICE_MAX_BYTES', 268_435_456, 1, Number.MAX_SAFE_INTEGER),
     maxDurationMs: int(env, 'SLUICE_MAX_DURATION_MS', 60_000, 100, 24 * 3600_000),
     mergeSourceRows: int(env, 'SLUICE_MERGE_SOURCE_ROWS', 100_000, 1, 100_000_000),
+    queryHistoryDays: int(env, 'SLUICE_QUERY_HISTORY_DAYS', 30, 1, 3650),
     artifactTtlS: int(env, 'SLUICE_ARTIFACT_TTL_S', 86_400, 1, 365 * 86_400),
     principalQuotaBytes: int(env, 'SLUICE_PRINCIPAL_QUOTA_BYTES', 2 * GIB, 0, Number.MAX_SAFE_INTEGER),
     workspaceQuotaBytes: int(env, 'SLUICE_WORKSPACE_QUOTA_BYTES', 20 * GIB, 0, Number.MAX_SAFE_INTEGER),

@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import type { Collector } from './artifacts/collector.ts';
+import type { HistoryPurger } from './query/history-purger.ts';
 import type { OpenedStore } from './artifacts/store/open-store.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './datasources/postgres/embedded/start-embedded.ts';
 import type { DatasourceRegistry } from './datasources/registry.ts';
@@ -31,6 +32,7 @@ export interface StartUpParts {
   readPool: WorkerPool;
   stored: OpenedStore;
   collector: Collector;
+  historyPurger: HistoryPurger;
   access: ServerAccess;
   tokensConfigured: boolean;
   progress: StartProgress;
@@ -53,6 +55,7 @@ export async function finishStartUp(parts: StartUpParts): Promise<void> {
   // Leftovers of exports interrupted by a crash: removed now that the server is serving.
   void stored.store.sweepScratch().catch((e: unknown) => parts.log(`Could not clean staged files: ${(e as Error).message}`));
   parts.collector.start();
+  parts.historyPurger.start();
 }
 
 async function startDatasources({ embeddedWanted, dataDir, log, registry, progress }: StartUpParts): Promise<void> {

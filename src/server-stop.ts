@@ -5,6 +5,8 @@
  * waits, and only then is the embedded database it may have started known.
  */
 import type { Collector } from './artifacts/collector.ts';
+import type { HistoryPurger } from './query/history-purger.ts';
+import type { QueryHistory } from './query/query-history.ts';
 import type { Store } from './artifacts/store/create-store.ts';
 import type { SharedRateCounts } from './auth/shared-rate-counts.ts';
 import type { DatasourceRegistry } from './datasources/registry.ts';
@@ -19,7 +21,9 @@ export interface RunningParts {
   startUp: Promise<void>;
   server: RunningServer;
   collector: Collector;
+  historyPurger: HistoryPurger;
   queries: QueryService;
+  history: QueryHistory;
   sharedRateCounts: SharedRateCounts | null;
   queryPool: WorkerPool;
   readPool: WorkerPool;
@@ -31,10 +35,13 @@ export interface RunningParts {
 export async function stopSluice(parts: RunningParts): Promise<void> {
   parts.progress.stopping = true;
   parts.collector.stop();
+  parts.historyPurger.stop();
   // Running statements are cancelled on the database before the workers that run them stop.
   await parts.queries.cancelAll();
   await parts.server.close();
   await parts.sharedRateCounts?.stop();
+  // The ends of the queries just cancelled are written to the history before the catalog closes.
+  await parts.history.flush();
   await Promise.allSettled([parts.queryPool.close(), parts.readPool.close()]);
   await parts.registry.close();
   // Nothing runs on the store any more, and closing it ends start-up's wait for the catalog.

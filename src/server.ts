@@ -28,6 +28,8 @@ import { SemanticService } from './semantic/semantic-service.ts';
 import { catalogVisualizations, localVisualizations, type VisualizationStore } from './semantic/visualization-store.ts';
 import { SharedRateCounts } from './auth/shared-rate-counts.ts';
 import { Collector } from './artifacts/collector.ts';
+import { HistoryPurger } from './query/history-purger.ts';
+import { QueryHistory } from './query/query-history.ts';
 import { VERSION } from './version.ts';
 import { consoleLogger, withRequestIds, type Logger } from './logger.ts';
 import { SluiceMetrics } from './metrics/sluice-metrics.ts';
@@ -77,11 +79,11 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const app = buildApp(config, withRequestIds(logger), { access, registry, store: stored.store, services, readiness, metrics });
   const server = await serve(app.fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
-  const { collector, queries, sharedRateCounts, visualizations } = services;
+  const { collector, historyPurger, queries, history, sharedRateCounts, visualizations } = services;
   const tokensConfigured = config.tokens !== undefined;
   // Listening already: the rest of start-up runs behind it, and stop() may come at any point of it.
-  const startUp = finishStartUp({ dataDir, log, embeddedWanted, registry, queryPool, readPool, stored, collector, access, tokensConfigured, progress });
-  const running: RunningParts = { progress, startUp, server, collector, queries, sharedRateCounts, queryPool, readPool, registry, store: stored.store, visualizations };
+  const startUp = finishStartUp({ dataDir, log, embeddedWanted, registry, queryPool, readPool, stored, collector, historyPurger, access, tokensConfigured, progress });
+  const running: RunningParts = { progress, startUp, server, collector, historyPurger, queries, history, sharedRateCounts, queryPool, readPool, registry, store: stored.store, visualizations };
   return {
     url,
     port: server.port,
@@ -134,6 +136,8 @@ function openArtifactStore(config: Config, dataDir: string, logger: Logger, read
 
 interface Services {
   queries: QueryService;
+  history: QueryHistory;
+  historyPurger: HistoryPurger;
   collector: Collector;
   semantic: SemanticService;
   visualizations: VisualizationStore;
@@ -155,13 +159,17 @@ function buildServices(config: Config, logger: Logger, { registry, queryPool, st
   // With a shared catalog, running queries are published there so any replica can poll and cancel them.
   const queries = new QueryService(config, registry, store, queryPool, withRequestIds(logger), shareSecrets ? { catalog: catalog.catalog, replica } : undefined);
   queries.onEnded((ended) => metrics.queryEnded(ended));
+  // Every caller's history lives in the catalog, SQLite or shared, so every replica lists the same.
+  const history = new QueryHistory(catalog.catalog, withRequestIds(logger));
+  history.watch(queries);
+  const historyPurger = new HistoryPurger(catalog.catalog, config.queryHistoryDays, (line) => logger.info(line));
   const collector = new Collector(store, (line) => logger.info(line));
   const semantic = new SemanticService(new SemanticCatalog(explores), queries, (id) => registry.dialectOf(id), config.mergeSourceRows);
   // With a shared catalog, saved charts and request counts live there too, so every replica sees the same.
   const visualizations = shareSecrets ? catalogVisualizations(catalog.catalog) : localVisualizations(dataDir);
   const sharedRateCounts = shareSecrets ? new SharedRateCounts(catalog.catalog, logger) : null;
   sharedRateCounts?.start();
-  return { queries, collector, semantic, visualizations, sharedRateCounts };
+  return { queries, history, historyPurger, collector, semantic, visualizations, sharedRateCounts };
 }
 
 /**
@@ -215,6 +223,7 @@ function buildApp(config: Config, logger: Logger, { access, registry, store, ser
     datasources: registry,
     store,
     queries: services.queries,
+    history: services.history,
     cursors: access.cursors,
     bodyLimitBytes: config.bodyLimitBytes,
     artifactTtlS: config.artifactTtlS,

@@ -107,6 +107,11 @@ export class DatasourceRegistry {
     return this.all().filter((d) => mayUseDatasource(principal, d.id));
   }
 
+  /** Whether the principal may use a datasource of this id, started or still starting. */
+  knows(principal: Principal, id: string): boolean {
+    return (this.#byId.has(id) || this.#starting.has(id)) && mayUseDatasource(principal, id);
+  }
+
   /** A datasource the principal may use; one it may not is as absent as one that does not exist. */
   get(principal: Principal, id: string): Datasource {
     if (this.#starting.has(id) && mayUseDatasource(principal, id)) {

@@ -28,7 +28,7 @@ import { QueryRecord } from './query-record.ts';
 import { answerOf, type QueryAnswer } from './query-view.ts';
 import { SharedQueries } from './shared-queries.ts';
 import type { SharedQueriesPort } from '../catalog/ports/shared-queries-port.ts';
-import type { ArtifactDecision, EndedQuery } from './query-types.ts';
+import type { ArtifactDecision, EndedQuery, StartedQuery } from './query-types.ts';
 
 
 /**
@@ -64,6 +64,7 @@ export class QueryService {
   readonly #running = new Map<string, number>();
 
   readonly #shared: SharedQueries | null;
+  readonly #startWatchers: ((started: StartedQuery) => void)[] = [];
   readonly #endWatchers: ((ended: EndedQuery) => void)[] = [];
 
   /** With `shared`, queries are published through the catalog so every replica can poll and cancel them. */
@@ -80,6 +81,11 @@ export class QueryService {
   /** Statements handed to the database since start (validation failures never count). */
   get submitted(): number {
     return this.#submitted;
+  }
+
+  /** `watch` hears of every query of this replica once it is admitted (never of one refused before it ran). */
+  onStarted(watch: (started: StartedQuery) => void): void {
+    this.#startWatchers.push(watch);
   }
 
   /** `watch` hears of every query of this replica once it has ended (never of one refused before it ran). */
@@ -106,7 +112,8 @@ export class QueryService {
     const admission = await this.#admit(principal, plan, record);
     this.#submitted++;
     this.#remember(record);
-    record.done = this.#execute(record, plan, admission);
+    this.#tell(this.#startWatchers, record, this.#started(record, plan, request.sql));
+    record.done = this.#execute(record, plan, admission, request.sql);
     // Other replicas can answer for it as soon as its id is handed out.
     await this.#shared?.publish(record);
     return record;
@@ -179,7 +186,7 @@ export class QueryService {
     }
   }
 
-  async #execute(record: QueryRecord, plan: Plan, admission: Admission): Promise<void> {
+  async #execute(record: QueryRecord, plan: Plan, admission: Admission, sql: string): Promise<void> {
     const abort = new AbortController();
     record.onCancel(() => abort.abort(new SluiceError('QUERY_CANCELLED', 'The query was cancelled.')));
     let release: (() => void) | null = null;
@@ -239,27 +246,36 @@ export class QueryService {
       }
     } finally {
       release?.();
-      this.#tellEnded(record, plan);
+      this.#tellEnded(record, plan, sql);
     }
   }
 
-  #tellEnded(record: QueryRecord, plan: Plan): void {
+  #started(record: QueryRecord, plan: Plan, sql: string): StartedQuery {
+    return { queryId: record.id, principal: record.principal, datasource: plan.datasource.id, sql, submittedAt: new Date(record.startedAt).toISOString() };
+  }
+
+  #tellEnded(record: QueryRecord, plan: Plan, sql: string): void {
     if (record.state === 'RUNNING') return;
+    const finishedAt = record.finishedAt ?? Date.now();
     const ended: EndedQuery = {
-      queryId: record.id,
-      principal: record.principal,
-      datasource: plan.datasource.id,
+      ...this.#started(record, plan, sql),
       state: record.state,
       errorCode: record.error?.code ?? null,
       rows: record.progress.rowsWritten,
       bytes: record.progress.bytesWritten,
-      durationMs: (record.finishedAt ?? Date.now()) - record.startedAt,
+      durationMs: finishedAt - record.startedAt,
+      finishedAt: new Date(finishedAt).toISOString(),
+      artifactId: record.artifact?.decision === 'CREATED' ? (record.artifact.id ?? null) : null,
     };
-    for (const watch of this.#endWatchers) {
+    this.#tell(this.#endWatchers, record, ended);
+  }
+
+  #tell<T>(watchers: ((event: T) => void)[], record: QueryRecord, event: T): void {
+    for (const watch of watchers) {
       try {
-        watch(ended);
+        watch(event);
       } catch (error) {
-        this.#log.error(`query ${record.id}: a watcher of ended queries failed:`, error);
+        this.#log.error(`query ${record.id}: a watcher of its start or end failed:`, error);
       }
     }
   }

@@ -40,16 +40,26 @@ export interface QueryData {
   progress: { rowsWritten: number; bytesWritten: number; elapsedMs: number };
 }
 
-/** A query that has ended, as told to whoever watches the query use-case (metrics; an audit). */
-export interface EndedQuery {
+/** A query the use-case accepted (planned and admitted), as told to whoever watches it (the history). */
+export interface StartedQuery {
   queryId: string;
   principal: string;
-  /** The configured datasource it ran on. */
+  /** The configured datasource it runs on. */
   datasource: string;
+  /** The statement as the caller sent it. */
+  sql: string;
+  submittedAt: string;
+}
+
+/** A query that has ended, as told to whoever watches the query use-case (metrics; an audit; the history). */
+export interface EndedQuery extends StartedQuery {
   state: Exclude<QueryState, 'RUNNING'>;
   errorCode: ErrorCode | null;
   /** Rows the export took from the database and their bytes as CSV text (what the byte cap measures), also when it failed or was cancelled part way. */
   rows: number;
   bytes: number;
   durationMs: number;
+  finishedAt: string;
+  /** The artifact it created, if any. */
+  artifactId: string | null;
 }

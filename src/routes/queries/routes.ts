@@ -1,10 +1,10 @@
 /** Route definitions of /api/queries: what the OpenAPI document says. */
 import { createRoute } from '@hono/zod-openapi';
 import { errorResponses, jsonResponse } from '../common/envelope.ts';
-import { QUERY_FAILURES } from '../common/failures.ts';
+import { QUERY_FAILURES, STORE_FAILURES } from '../common/failures.ts';
 import { IdParam } from '../common/schemas.ts';
 import { tagged } from '../common/tags.ts';
-import { PollQuery, QueryEnvelope, QueryRequest } from './schemas.ts';
+import { HistoryEnvelope, HistoryQuery, PollQuery, QueryEnvelope, QueryRequest } from './schemas.ts';
 
 export const submitQuery = createRoute({
   operationId: 'submitQuery',
@@ -20,6 +20,18 @@ export const submitQuery = createRoute({
     202: jsonResponse(QueryEnvelope, 'Still running after waitMs; poll GET /api/queries/{id}.'),
     ...errorResponses(...QUERY_FAILURES),
   },
+});
+
+export const listQueryHistory = createRoute({
+  operationId: 'listQueryHistory',
+  method: 'get',
+  path: '/api/queries',
+  tags: tagged('Queries'),
+  summary: 'The caller\u2019s query history, newest first',
+  description:
+    'Every query the caller ran (through any replica, any route: SQL, semantic, agent and MCP tools), newest first, kept SLUICE_QUERY_HISTORY_DAYS days. Never another principal\u2019s. A bad limit, cursor, state or datasource is VALIDATION_ERROR.',
+  request: { query: HistoryQuery },
+  responses: { 200: jsonResponse(HistoryEnvelope, 'A page of the history; nextCursor is null on the last page.'), ...errorResponses(...STORE_FAILURES) },
 });
 
 export const getQuery = createRoute({

@@ -34,3 +34,26 @@ export const QueryEnvelope = envelope('QueryEnvelope', QueryData);
 export const PollQuery = z.object({
   waitMs: z.coerce.number().int().min(0).max(300_000).optional().openapi({ param: { name: 'waitMs', in: 'query' }, description: 'Wait up to this long for the query to end.' }),
 });
+
+export const HistoryQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).optional().openapi({ param: { name: 'limit', in: 'query' }, description: 'Items per page, 1 to 500. Default 50.' }),
+  cursor: z.string().min(1).max(200).optional().openapi({ param: { name: 'cursor', in: 'query' }, description: 'The nextCursor of the previous page.' }),
+  state: z.enum(QUERY_STATES).optional().openapi({ param: { name: 'state', in: 'query' }, description: 'Only queries in this state.' }),
+  datasource: z.string().min(1).max(64).optional().openapi({ param: { name: 'datasource', in: 'query' }, description: 'Only queries on this datasource (one the caller may use).' }),
+});
+
+const HistoryItem = z
+  .object({
+    queryId: z.string(),
+    state: z.enum(QUERY_STATES),
+    datasource: z.string(),
+    sql: z.string().openapi({ description: 'The statement as it was sent.' }),
+    submittedAt: z.string().openapi({ format: 'date-time' }),
+    finishedAt: z.string().optional().openapi({ format: 'date-time', description: 'Once the query has ended.' }),
+    rows: z.number().int().optional().openapi({ description: 'Once the query has ended: rows read from the database (up to where it stopped, for a failed or cancelled one).' }),
+    artifactId: z.string().optional().openapi({ description: 'The artifact it created, if any (it may have expired or been deleted since).' }),
+    errorCode: z.string().optional().openapi({ description: 'For a failed query: its error code.' }),
+  })
+  .openapi('QueryHistoryItem');
+
+export const HistoryEnvelope = envelope('QueryHistoryEnvelope', z.object({ items: z.array(HistoryItem), nextCursor: z.string().nullable() }));

@@ -8,7 +8,9 @@ import type { VisualizationStore } from '../../semantic/visualization-store.ts';
 import { SluiceError } from '../../errors.ts';
 import { ok } from '../common/envelope.ts';
 import { CHART_ROWS } from '../../contract/charts.ts';
-import { createVizRoute, exploresRoute, getVizRoute, queryRoute, renderRoute } from './routes.ts';
+import { createVizRoute, deleteVizRoute, exploresRoute, getVizRoute, listVizRoute, queryRoute, renderRoute } from './routes.ts';
+
+const VISUALIZATION_PAGE = 50;
 
 /** What the summary adds when the chart draws only the first rows of the result. */
 function drawnNote(drawnRows: number, totalRows: number | null): string {
@@ -50,6 +52,21 @@ export function registerSemanticRoutes(app: OpenAPIHono<AppEnv>, semantic: Seman
     const totalRows = run.data.completeness.totalRows;
     const data = { id: saved.id, title: saved.title, intent, chart: body.chart, spec, artifactId, fields: run.data.fields, drawnRows, totalRows };
     return c.json(ok(`Saved ${saved.id}: ${run.summary}${drawnNote(drawnRows, totalRows)}`, data), 200);
+  });
+
+  app.openapi(listVizRoute, async (c) => {
+    const principal = requireRole(c, 'analyst');
+    const q = c.req.valid('query');
+    const page = await visualizations.list(principal.id, q.limit ?? VISUALIZATION_PAGE, q.cursor);
+    const count = page.visualizations.length;
+    return c.json(ok(`${count} visualization(s), newest first${page.nextCursor === null ? '' : '; more follow (nextCursor)'}.`, page), 200);
+  });
+
+  app.openapi(deleteVizRoute, async (c) => {
+    const principal = requireRole(c, 'analyst');
+    const id = c.req.valid('param').id;
+    await visualizations.delete(principal.id, id);
+    return c.json(ok(`Visualization ${id} is deleted.`, { id, deleted: true }), 200);
   });
 
   app.openapi(getVizRoute, async (c) => {

@@ -1,10 +1,21 @@
 /** Route definitions of /api/semantic: explores, metric and merge queries, saved visualizations. */
 import { createRoute } from '@hono/zod-openapi';
 import { errorResponses, jsonResponse } from '../common/envelope.ts';
-import { SEMANTIC_QUERY_FAILURES } from '../common/failures.ts';
+import { SEMANTIC_QUERY_FAILURES, STORE_FAILURES } from '../common/failures.ts';
 import { IdParam } from '../common/schemas.ts';
 import { tagged } from '../common/tags.ts';
-import { ExploreListEnvelope, SavedVisualizationEnvelope, SemanticQueryEnvelope, SemanticQueryRequest, SvgImage, VisualizationEnvelope, VisualizationRequest } from './schemas.ts';
+import {
+  ExploreListEnvelope,
+  SavedVisualizationEnvelope,
+  SemanticQueryEnvelope,
+  SemanticQueryRequest,
+  SvgImage,
+  VisualizationDeleteEnvelope,
+  VisualizationEnvelope,
+  VisualizationListEnvelope,
+  VisualizationListQuery,
+  VisualizationRequest,
+} from './schemas.ts';
 
 export const exploresRoute = createRoute({
   operationId: 'listExplores',
@@ -39,6 +50,28 @@ export const createVizRoute = createRoute({
   summary: 'Save a chart of an intent (the intent, never compiled SQL), run it, and return its Vega-Lite spec',
   request: { body: { required: true, content: { 'application/json': { schema: VisualizationRequest } } } },
   responses: { 200: jsonResponse(VisualizationEnvelope, 'The saved visualization.'), ...errorResponses(...SEMANTIC_QUERY_FAILURES) },
+});
+
+export const listVizRoute = createRoute({
+  operationId: 'listVisualizations',
+  method: 'get',
+  path: '/api/semantic/visualizations',
+  tags: tagged('Semantic'),
+  summary: 'The caller\u2019s saved visualizations, newest first',
+  description: 'Only the caller\u2019s own. A bad limit or cursor is VALIDATION_ERROR.',
+  request: { query: VisualizationListQuery },
+  responses: { 200: jsonResponse(VisualizationListEnvelope, 'A page of visualizations; nextCursor is null on the last page.'), ...errorResponses(...STORE_FAILURES) },
+});
+
+export const deleteVizRoute = createRoute({
+  operationId: 'deleteVisualization',
+  method: 'delete',
+  path: '/api/semantic/visualizations/{id}',
+  tags: tagged('Semantic'),
+  summary: 'Delete one of the caller\u2019s saved visualizations',
+  description: 'An id the caller never saved, another principal\u2019s, or one already deleted is NOT_FOUND, and nothing changes.',
+  request: { params: IdParam },
+  responses: { 200: jsonResponse(VisualizationDeleteEnvelope, 'Deleted.'), ...errorResponses('NOT_FOUND', ...STORE_FAILURES) },
 });
 
 export const getVizRoute = createRoute({

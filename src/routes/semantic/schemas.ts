@@ -47,4 +47,19 @@ export const SavedVisualizationEnvelope = envelope(
   z.object({ id: z.string(), title: z.string().nullable(), intent: z.unknown(), chart: Chart, createdAt: z.string() }),
 );
 
+export const VisualizationListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).optional().openapi({ param: { name: 'limit', in: 'query' }, description: 'Items per page, 1 to 500. Default 50.' }),
+  cursor: z.string().min(1).max(200).optional().openapi({ param: { name: 'cursor', in: 'query' }, description: 'The nextCursor of the previous page.' }),
+});
+
+export const VisualizationListEnvelope = envelope(
+  'VisualizationListEnvelope',
+  z.object({
+    visualizations: z.array(z.object({ id: z.string(), title: z.string().nullable(), createdAt: z.string().openapi({ format: 'date-time' }) }).openapi('VisualizationSummary')),
+    nextCursor: z.string().nullable(),
+  }),
+);
+
+export const VisualizationDeleteEnvelope = envelope('VisualizationDeleteEnvelope', z.object({ id: z.string(), deleted: z.boolean() }));
+
 export const SvgImage = z.string();
