@@ -5,6 +5,7 @@
 export const OPERATIONS = {
   getLiveness: { method: 'GET', path: '/healthz' },
   getReadiness: { method: 'GET', path: '/readyz' },
+  listQueryHistory: { method: 'GET', path: '/api/queries' },
   submitQuery: { method: 'POST', path: '/api/queries' },
   getQuery: { method: 'GET', path: '/api/queries/{id}' },
   cancelQuery: { method: 'POST', path: '/api/queries/{id}/cancel' },
@@ -20,8 +21,10 @@ export const OPERATIONS = {
   getMe: { method: 'GET', path: '/api/me' },
   listExplores: { method: 'GET', path: '/api/semantic/explores' },
   runSemanticQuery: { method: 'POST', path: '/api/semantic/query' },
+  listVisualizations: { method: 'GET', path: '/api/semantic/visualizations' },
   createVisualization: { method: 'POST', path: '/api/semantic/visualizations' },
   getVisualization: { method: 'GET', path: '/api/semantic/visualizations/{id}' },
+  deleteVisualization: { method: 'DELETE', path: '/api/semantic/visualizations/{id}' },
   renderVisualization: { method: 'GET', path: '/api/semantic/visualizations/{id}/render.svg' },
   chat: { method: 'POST', path: '/api/ai/chat' },
   chatStream: { method: 'POST', path: '/api/ai/chat/stream' },

@@ -45,7 +45,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The caller’s query history, newest first
+         * @description Every query the caller ran (through any replica, any route: SQL, semantic, agent and MCP tools), newest first, kept SLUICE_QUERY_HISTORY_DAYS days. Never another principal’s. A bad limit, cursor, state or datasource is VALIDATION_ERROR.
+         */
+        get: operations["listQueryHistory"];
         put?: never;
         /**
          * Run a read-only query
@@ -302,7 +306,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The caller’s saved visualizations, newest first
+         * @description Only the caller’s own. A bad limit or cursor is VALIDATION_ERROR.
+         */
+        get: operations["listVisualizations"];
         put?: never;
         /** Save a chart of an intent (the intent, never compiled SQL), run it, and return its Vega-Lite spec */
         post: operations["createVisualization"];
@@ -323,7 +331,11 @@ export interface paths {
         get: operations["getVisualization"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete one of the caller’s saved visualizations
+         * @description An id the caller never saved, another principal’s, or one already deleted is NOT_FOUND, and nothing changes.
+         */
+        delete: operations["deleteVisualization"];
         options?: never;
         head?: never;
         patch?: never;
@@ -484,6 +496,51 @@ export interface components {
             /** @description Datasources whose engine cannot be reached now while another one can: the replica stays ready and their queries answer DATASOURCE_UNAVAILABLE. */
             degraded: string[];
         };
+        QueryHistoryEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            summary: string;
+            data: {
+                items: components["schemas"]["QueryHistoryItem"][];
+                nextCursor: string | null;
+            };
+            errorCode: null;
+        };
+        QueryHistoryItem: {
+            queryId: string;
+            /** @enum {string} */
+            state: "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+            datasource: string;
+            /** @description The statement as it was sent. */
+            sql: string;
+            /** Format: date-time */
+            submittedAt: string;
+            /**
+             * Format: date-time
+             * @description Once the query has ended.
+             */
+            finishedAt?: string;
+            /** @description Once the query has ended: rows read from the database (up to where it stopped, for a failed or cancelled one). */
+            rows?: number;
+            /** @description The artifact it created, if any (it may have expired or been deleted since). */
+            artifactId?: string;
+            /** @description For a failed query: its error code. */
+            errorCode?: string;
+        };
+        ErrorEnvelope: {
+            /** @enum {boolean} */
+            success: false;
+            summary: string;
+            data: null;
+            /** @enum {string} */
+            errorCode: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "READ_ONLY_VIOLATION" | "SQL_ERROR" | "QUERY_TIMEOUT" | "QUERY_CANCELLED" | "INVALID_CURSOR" | "CURSOR_EXPIRED" | "ARTIFACT_EXPIRED" | "UNSUPPORTED_CAPABILITY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "AI_NOT_CONFIGURED" | "AI_UPSTREAM_ERROR" | "SEMANTIC_VALIDATION_ERROR" | "STORAGE_UNAVAILABLE" | "ARTIFACT_CORRUPT" | "DATASOURCE_UNAVAILABLE" | "INTERNAL";
+            error: {
+                message: string;
+                details?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
         QueryEnvelope: {
             /** @enum {boolean} */
             success: true;
@@ -544,20 +601,6 @@ export interface components {
             sizeBytes?: number;
             expiresAt?: string;
         } | null;
-        ErrorEnvelope: {
-            /** @enum {boolean} */
-            success: false;
-            summary: string;
-            data: null;
-            /** @enum {string} */
-            errorCode: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "READ_ONLY_VIOLATION" | "SQL_ERROR" | "QUERY_TIMEOUT" | "QUERY_CANCELLED" | "INVALID_CURSOR" | "CURSOR_EXPIRED" | "ARTIFACT_EXPIRED" | "UNSUPPORTED_CAPABILITY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "AI_NOT_CONFIGURED" | "AI_UPSTREAM_ERROR" | "SEMANTIC_VALIDATION_ERROR" | "STORAGE_UNAVAILABLE" | "ARTIFACT_CORRUPT" | "DATASOURCE_UNAVAILABLE" | "INTERNAL";
-            error: {
-                message: string;
-                details?: {
-                    [key: string]: unknown;
-                };
-            };
-        };
         QueryRequest: {
             /** @example default */
             datasource?: string;
@@ -927,6 +970,32 @@ export interface components {
             chart: components["schemas"]["ChartConfig"];
             title?: string;
         };
+        VisualizationListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            summary: string;
+            data: {
+                visualizations: components["schemas"]["VisualizationSummary"][];
+                nextCursor: string | null;
+            };
+            errorCode: null;
+        };
+        VisualizationSummary: {
+            id: string;
+            title: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        VisualizationDeleteEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            summary: string;
+            data: {
+                id: string;
+                deleted: boolean;
+            };
+            errorCode: null;
+        };
         SavedVisualizationEnvelope: {
             /** @enum {boolean} */
             success: true;
@@ -1127,6 +1196,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReadinessStatus"];
+                };
+            };
+        };
+    };
+    listQueryHistory: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 500. Default 50. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Only queries in this state. */
+                state?: "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+                /** @description Only queries on this datasource (one the caller may use). */
+                datasource?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the history; nextCursor is null on the last page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryHistoryEnvelope"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `FORBIDDEN`: The token’s role does not allow this route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
@@ -2695,6 +2856,94 @@ export interface operations {
             };
         };
     };
+    listVisualizations: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 500. Default 50. */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of visualizations; nextCursor is null on the last page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisualizationListEnvelope"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `FORBIDDEN`: The token’s role does not allow this route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     createVisualization: {
         parameters: {
             query?: never;
@@ -2894,6 +3143,100 @@ export interface operations {
             };
             /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteVisualization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisualizationDeleteEnvelope"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `FORBIDDEN`: The token’s role does not allow this route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such resource for this caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

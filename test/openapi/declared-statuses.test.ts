@@ -92,6 +92,12 @@ async function driveSystemAndQueries(): Promise<{ artifact: string; spare: strin
   await call('getQuery', { path: { id: 'qry_nope' } });
   await call('getQuery', { path: { id: done.body.data.queryId }, token: TOKENS.other });
   await call('cancelQuery', { path: { id: 'qry_nope' } });
+  const history = await call('listQueryHistory', { query: 'limit=2' });
+  await call('listQueryHistory', { query: `cursor=${encodeURIComponent(history.body.data.nextCursor)}&state=SUCCEEDED&datasource=default` });
+  await call('listQueryHistory', { query: 'cursor=garbage' });
+  await call('listQueryHistory', { query: 'state=DONE' });
+  await call('listQueryHistory', { query: 'datasource=nowhere' });
+  await call('listQueryHistory', { token: null });
   return { artifact: done.body.data.artifact.id, spare: spare.body.data.artifact.id };
 }
 
@@ -161,6 +167,13 @@ async function driveSchemaAndSemantic(): Promise<void> {
   await call('getVisualization', { token: TOKENS.other, path: { id: saved.body.data.id } });
   await call('renderVisualization', { token: analyst, path: { id: saved.body.data.id } });
   await call('renderVisualization', { token: analyst, path: { id: 'viz_nope' } });
+  await call('listVisualizations', { token: analyst, query: 'limit=1' });
+  await call('listVisualizations', { token: analyst, query: 'cursor=garbage' });
+  await call('listVisualizations', { token: TOKENS.reader });
+  const spare = await call('createVisualization', { token: analyst, body: { intent, chart } });
+  await call('deleteVisualization', { token: TOKENS.other, path: { id: spare.body.data.id } });
+  await call('deleteVisualization', { token: analyst, path: { id: spare.body.data.id } });
+  await call('deleteVisualization', { token: analyst, path: { id: spare.body.data.id } });
 }
 
 async function driveAi(): Promise<void> {
