@@ -31,6 +31,7 @@ import { readJsonBodies } from './routes/common/json-body.ts';
 import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
 import type { QueryHistory } from './query/query-history.ts';
+import { VERSION } from './version.ts';
 import { registerConsole } from './routes/system/console.ts';
 import { registerDocs } from './routes/system/docs.ts';
 import { registerHealthRoutes, type Readiness } from './routes/system/handlers.ts';
@@ -62,7 +63,6 @@ export interface AppDeps {
   sharedRateCounts?: SharedRateCounts | null;
   /** Whether the server can serve queries now, and what it is waiting for when not. */
   readiness: () => Promise<Readiness>;
-  version: string;
   log: Logger;
   /** This server's series, and the token GET /metrics asks for (none when undefined). */
   metrics: { series: SluiceMetrics; token: string | undefined };
@@ -153,7 +153,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     openapi: '3.1.0',
     info: {
       title: 'Sluice',
-      version: deps.version,
+      version: VERSION,
       description:
         'Read-only SQL for people and AI agents: every query answers with a bounded preview, exact completeness metadata and an opaque handle to the complete result (a Parquet artifact) that can be paged, projected, filtered and sorted. Every /api route needs X-Token (or Authorization: Bearer), or with an identity provider configured its JWT in Authorization: Bearer. Request bodies are JSON, read as JSON whatever Content-Type they come with (so curl -d works); a body that is not JSON is VALIDATION_ERROR.',
     },

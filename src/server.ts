@@ -30,7 +30,6 @@ import { SharedRateCounts } from './auth/shared-rate-counts.ts';
 import { Collector } from './artifacts/collector.ts';
 import { HistoryPurger } from './query/history-purger.ts';
 import { QueryHistory } from './query/query-history.ts';
-import { VERSION } from './version.ts';
 import { consoleLogger, withRequestIds, type Logger } from './logger.ts';
 import { SluiceMetrics } from './metrics/sluice-metrics.ts';
 import { addScrapedMetrics, type ScrapeSources } from './metrics/scraped-metrics.ts';
@@ -237,7 +236,6 @@ function buildApp(config: Config, logger: Logger, { access, registry, store, ser
     rateLimitPerMinute: config.rateLimitPerMinute,
     sharedRateCounts: services.sharedRateCounts,
     readiness,
-    version: VERSION,
     log: logger,
     metrics: { series: metrics, token: config.metricsToken },
   });
