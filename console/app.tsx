@@ -1,22 +1,24 @@
 /**
  * The console's shell: sign-in (the token kept in sessionStorage), then the
  * tabs the caller may use, which share the chosen datasource, the SQL being
- * edited (so chat can hand SQL to the Query tab) and the artifact opened in
- * the Artifacts tab (so the agent's artifact links can open one).
+ * edited (so chat can hand SQL to the Query tab), a statement to run (the
+ * History tab's Re-run) and the artifact opened in the Artifacts tab (so the
+ * agent's artifact links and History's Open result can open one).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { AgentTab } from './tabs/agent-tab.tsx';
 import { ArtifactsTab } from './tabs/artifacts-tab.tsx';
-import { QueryTab } from './tabs/query-tab.tsx';
+import { HistoryTab } from './tabs/history-tab.tsx';
+import { QueryTab, type RunRequest } from './tabs/query-tab.tsx';
 import { SemanticTab } from './tabs/semantic-tab.tsx';
 import { signIn, SignInForm, type Signed } from './sign-in.tsx';
 import { saveToken, savedToken } from './token-store.ts';
 
-type TabName = 'Query' | 'Artifacts' | 'Agent' | 'Semantic';
+type TabName = 'Query' | 'History' | 'Artifacts' | 'Agent' | 'Semantic';
 
 function tabsFor(signed: Signed): TabName[] {
   const tabs: TabName[] = [];
-  if (signed.datasources.length > 0) tabs.push('Query');
+  if (signed.datasources.length > 0) tabs.push('Query', 'History');
   tabs.push('Artifacts');
   if (signed.analyst) tabs.push('Agent', 'Semantic');
   return tabs;
@@ -46,6 +48,7 @@ export function App() {
   // Null until edited: then the starter SQL of the datasource signed in to.
   const [sql, setSql] = useState<string | null>(null);
   const [opened, setOpened] = useState<string | null>(null);
+  const [runRequest, setRunRequest] = useState<RunRequest | null>(null);
 
   useEffect(() => {
     const token = savedToken();
@@ -95,6 +98,7 @@ export function App() {
             setSigned(null);
             setSql(null);
             setOpened(null);
+            setRunRequest(null);
           }}
         >
           Sign out
@@ -103,7 +107,19 @@ export function App() {
       {/* Every tab stays mounted, only hidden: a running query, a result or a transcript survives a look at another tab. */}
       {tabs.map((name) => (
         <main key={name} id={`panel-${name}`} role="tabpanel" aria-labelledby={`tab-${name}`} class="panel-main" hidden={tab !== name}>
-          {name === 'Query' ? <QueryTab client={signed.client} datasources={signed.datasources} sql={sql ?? starterSql(signed)} onSqlChange={setSql} /> : null}
+          {name === 'Query' ? <QueryTab client={signed.client} datasources={signed.datasources} sql={sql ?? starterSql(signed)} onSqlChange={setSql} runRequest={runRequest} /> : null}
+          {name === 'History' ? (
+            <HistoryTab
+              client={signed.client}
+              active={tab === 'History'}
+              datasources={signed.datasources.map((d) => d.id)}
+              onRerun={(item) => {
+                setRunRequest((last) => ({ sql: item.sql, datasource: item.datasource, nonce: (last?.nonce ?? 0) + 1 }));
+                setTab('Query');
+              }}
+              onOpenArtifact={openArtifact}
+            />
+          ) : null}
           {name === 'Artifacts' ? <ArtifactsTab client={signed.client} active={tab === 'Artifacts'} opened={opened} onOpen={openArtifact} /> : null}
           {name === 'Agent' ? <AgentTab client={signed.client} datasource={datasource} onOpenArtifact={openArtifact} onUseSql={(next) => { setSql(next); setTab('Query'); }} /> : null}
           {name === 'Semantic' ? <SemanticTab client={signed.client} /> : null}

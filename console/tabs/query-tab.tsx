@@ -2,7 +2,9 @@
  * The Query tab: SQL, a datasource, Run (or Ctrl+Enter). While the query
  * runs it shows the rows so far, the time elapsed and Cancel; then the API's
  * summary sentence, the completeness badges, and the rows: the artifact's
- * pages when there is an artifact, else the preview.
+ * pages when there is an artifact, else the preview. Another tab can ask
+ * it to run a statement (History's Re-run): it loads that SQL and datasource
+ * and runs them unless a query is running already.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { SluiceClient } from '../api.ts';
@@ -14,14 +16,22 @@ import { Field } from '../components/field.tsx';
 import { formatCount, formatMs } from '../format.ts';
 import { QueryRun, type QueryOutcome } from '../query-run.ts';
 
+/** A statement to run now; a new `nonce` asks again for the same statement. */
+export interface RunRequest {
+  sql: string;
+  datasource: string;
+  nonce: number;
+}
+
 interface Props {
   client: SluiceClient;
   datasources: { id: string; description: string; dialect: string }[];
   sql: string;
   onSqlChange: (sql: string) => void;
+  runRequest?: RunRequest | null;
 }
 
-export function QueryTab({ client, datasources, sql, onSqlChange }: Props) {
+export function QueryTab({ client, datasources, sql, onSqlChange, runRequest = null }: Props) {
   const [datasource, setDatasource] = useState(datasources[0]?.id ?? 'default');
   const [run, setRun] = useState<QueryRun | null>(null);
   const [progress, setProgress] = useState<QueryOutcome | null>(null);
@@ -42,8 +52,16 @@ export function QueryTab({ client, datasources, sql, onSqlChange }: Props) {
   // A tab closed or a sign-out while running leaves nothing polling.
   useEffect(() => () => void runRef.current?.cancel(), []);
 
-  function start(): void {
-    if (running || sql.trim() === '') return;
+  useEffect(() => {
+    if (runRequest === null) return;
+    setDatasource(runRequest.datasource);
+    onSqlChange(runRequest.sql);
+    start(runRequest.sql, runRequest.datasource);
+    // Only a new request runs: not a re-render, nor an edit of the SQL.
+  }, [runRequest?.nonce]);
+
+  function start(text: string = sql, on: string = datasource): void {
+    if (runRef.current !== null || text.trim() === '') return;
     setOutcome(null);
     setError(null);
     setProgress(null);
@@ -65,7 +83,7 @@ export function QueryTab({ client, datasources, sql, onSqlChange }: Props) {
     });
     setRun(next);
     runRef.current = next;
-    void next.start({ sql, datasource });
+    void next.start({ sql: text, datasource: on });
   }
 
   const data = outcome?.data;

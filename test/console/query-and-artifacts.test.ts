@@ -87,12 +87,12 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
       // The role comes from /api/me: the sign-in meets no 403 (a probe of a route it may not use would).
       const watched = await signedIn(TOKENS.reader);
       const { page } = watched;
-      expect(await page.getByRole('tab').allTextContents()).toEqual(['Query', 'Artifacts']);
+      expect(await page.getByRole('tab').allTextContents()).toEqual(['Query', 'History', 'Artifacts']);
       expect(await page.evaluate(() => sessionStorage.getItem('sluice.token'))).toBe(TOKENS.reader);
       expect(await page.evaluate(() => localStorage.length)).toBe(0);
       await page.reload();
       await page.getByRole('tab', { name: 'Query' }).waitFor();
-      expect(await page.getByRole('tab').allTextContents()).toEqual(['Query', 'Artifacts']);
+      expect(await page.getByRole('tab').allTextContents()).toEqual(['Query', 'History', 'Artifacts']);
       await page.getByLabel('SQL').fill("SELECT 'the reader was here'");
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('Token').waitFor();
@@ -110,7 +110,7 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
       const watched = await signedIn();
       const { page } = watched;
       await expect.poll(() => page.getByRole('tab', { name: 'Query' }).getAttribute('aria-selected')).toBe('true');
-      expect(await page.getByRole('tab').allTextContents()).toEqual(['Query', 'Artifacts', 'Agent', 'Semantic']);
+      expect(await page.getByRole('tab').allTextContents()).toEqual(['Query', 'History', 'Artifacts', 'Agent', 'Semantic']);
       await page.getByLabel('Datasource').selectOption('default');
       // Each datasource is shown with its dialect.
       expect(await page.getByLabel('Datasource').locator('option').allTextContents()).toEqual([expect.stringContaining('default \u00b7 postgresql')]);
