@@ -161,7 +161,7 @@ function buildServices(config: Config, logger: Logger, { registry, queryPool, st
   // Every caller's history lives in the catalog, SQLite or shared, so every replica lists the same.
   const history = new QueryHistory(catalog.catalog, withRequestIds(logger));
   history.watch(queries);
-  const historyPurger = new HistoryPurger(catalog.catalog, config.queryHistoryDays, (line) => logger.info(line));
+  const historyPurger = new HistoryPurger(catalog.catalog, { retentionDays: config.queryHistoryDays, maxDurationMs: config.maxDurationMs }, (line) => logger.info(line));
   const collector = new Collector(store, (line) => logger.info(line));
   const semantic = new SemanticService(new SemanticCatalog(explores), queries, (id) => registry.dialectOf(id), config.mergeSourceRows);
   // With a shared catalog, saved charts and request counts live there too, so every replica sees the same.

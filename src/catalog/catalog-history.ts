@@ -73,6 +73,17 @@ export async function listHistory(db: CatalogDb, principal: string, request: His
   return { entries, next: rows.length > request.limit && last !== undefined ? { createdAt: last.submittedAt, id: last.queryId } : null };
 }
 
+export async function abandonHistory(db: CatalogDb, submittedBefore: Date, now: Date, limit: number): Promise<RoundResult> {
+  const count = await db.transaction((tx) =>
+    tx.run(
+      `UPDATE query_history SET state = 'FAILED', finished_at = ?, error_code = 'INTERNAL'
+       WHERE id IN (SELECT id FROM query_history WHERE state = 'RUNNING' AND submitted_at < ? ORDER BY submitted_at LIMIT ?)`,
+      [now, submittedBefore, limit],
+    ),
+  );
+  return { count, more: count === limit };
+}
+
 export async function purgeHistory(db: CatalogDb, olderThan: Date, limit: number): Promise<RoundResult> {
   const count = await db.transaction((tx) =>
     tx.run('DELETE FROM query_history WHERE id IN (SELECT id FROM query_history WHERE submitted_at < ? ORDER BY submitted_at LIMIT ?)', [olderThan, limit]),

@@ -12,7 +12,7 @@ import type { CatalogDb } from './catalog-db.ts';
 import { cancelRequestsFor, findQuery, purgeQueries, putQuery, requestCancel } from './catalog-queries.ts';
 import { countRequests, purgeRequestCounts } from './catalog-request-counts.ts';
 import { deleteVisualization, findVisualization, listVisualizations, saveVisualization } from './catalog-visualizations.ts';
-import { listHistory, purgeHistory, putHistory } from './catalog-history.ts';
+import { abandonHistory, listHistory, purgeHistory, putHistory } from './catalog-history.ts';
 import { blobAtLocation, blobByHash, findArtifact, listArtifacts, usageOf } from './catalog-reads.ts';
 import { copySession, deleteArtifact, retireSession } from './catalog-sessions.ts';
 
@@ -53,6 +53,7 @@ export function catalogOver(db: CatalogDb, options: CatalogOptions): Catalog {
     deleteVisualization: (principal, id) => deleteVisualization(db, principal, id),
     putHistory: (entry) => putHistory(db, entry),
     listHistory: (principal, request) => listHistory(db, principal, request),
+    abandonHistory: (submittedBefore, at, limit) => abandonHistory(db, submittedBefore, at, limit),
     purgeHistory: (olderThan, limit) => purgeHistory(db, olderThan, limit),
     maintain: () => db.maintain(),
     close: () => db.close(),

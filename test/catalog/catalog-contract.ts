@@ -398,5 +398,27 @@ export function testCatalog(name: string, factory: CatalogFactory): void {
       expect(await catalog.purgeHistory(cutoff, 2)).toEqual({ count: 1, more: false });
       expect((await catalog.listHistory('alice', { limit: 10 })).entries.map((e) => e.queryId)).toEqual(['new1']);
     });
+
+    it('ends query history left RUNNING since before a time as FAILED, in bounded rounds, and leaves ended and younger entries alone', async () => {
+      const clock = new Clock();
+      const catalog = await fresh(clock);
+      const entry = (queryId: string, state: HistoryEntry['state'], principal = 'alice'): HistoryEntry => ({
+        queryId, principal, datasource: 'default', sql: 'SELECT 1', state, submittedAt: clock.current.toISOString(), finishedAt: state === 'RUNNING' ? null : clock.current.toISOString(), rows: state === 'RUNNING' ? null : 1, artifactId: null, errorCode: null,
+      });
+      for (const e of [entry('lost1', 'RUNNING'), entry('lost2', 'RUNNING', 'bob'), entry('lost3', 'RUNNING'), entry('done', 'SUCCEEDED')]) await catalog.putHistory(e);
+      const cutoff = clock.advance(1000);
+      await catalog.putHistory(entry('young', 'RUNNING'));
+      const now = clock.advance(1000);
+      expect(await catalog.abandonHistory(cutoff, now, 2)).toEqual({ count: 2, more: true });
+      expect(await catalog.abandonHistory(cutoff, now, 2)).toEqual({ count: 1, more: false });
+      const alice = (await catalog.listHistory('alice', { limit: 10 })).entries;
+      expect(alice.find((e) => e.queryId === 'lost1')).toMatchObject({ state: 'FAILED', errorCode: 'INTERNAL', finishedAt: now.toISOString(), rows: null });
+      expect(alice.find((e) => e.queryId === 'done')).toMatchObject({ state: 'SUCCEEDED', finishedAt: T0.toISOString(), errorCode: null });
+      expect(alice.find((e) => e.queryId === 'young')?.state).toBe('RUNNING');
+      expect((await catalog.listHistory('bob', { limit: 10 })).entries[0]).toMatchObject({ queryId: 'lost2', state: 'FAILED' });
+      // Its replica's late end cannot turn an abandoned entry back.
+      await catalog.putHistory({ ...entry('lost1', 'SUCCEEDED'), submittedAt: T0.toISOString() });
+      expect((await catalog.listHistory('alice', { limit: 10, state: 'FAILED' })).entries.map((e) => e.queryId).sort()).toEqual(['lost1', 'lost3']);
+    });
   });
 }

@@ -1,7 +1,8 @@
 /**
  * Query history past SLUICE_QUERY_HISTORY_DAYS goes in bounded rounds, on a
  * hand-moved clock, from a real SQLite catalog; entries within the
- * retention stay. The setting itself is checked at start-up.
+ * retention stay; an entry left RUNNING far past the longest a query may run
+ * ends as FAILED. The setting itself is checked at start-up.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,10 +20,11 @@ const DAY = 24 * 3600_000;
 const dir = mkdtempSync(join(tmpdir(), 'sluice-history-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function entry(queryId: string, submittedAt: Date, principal = 'alice'): HistoryEntry {
+function entry(queryId: string, submittedAt: Date, principal = 'alice', running = false): HistoryEntry {
   const at = submittedAt.toISOString();
-  return { queryId, principal, datasource: 'default', sql: 'SELECT 1', state: 'SUCCEEDED', submittedAt: at, finishedAt: at, rows: 1, artifactId: null, errorCode: null };
+  return { queryId, principal, datasource: 'default', sql: 'SELECT 1', state: running ? 'RUNNING' : 'SUCCEEDED', submittedAt: at, finishedAt: running ? null : at, rows: running ? null : 1, artifactId: null, errorCode: null };
 }
+const BOUNDS = { retentionDays: 30, maxDurationMs: 60_000 };
 
 describe('HistoryPurger', () => {
   it('forgets history older than the retention in bounded rounds once the clock has moved past it', async () => {
@@ -32,22 +34,44 @@ describe('HistoryPurger', () => {
       const old = Array.from({ length: 501 }, (_, i) => entry(`qry_old_${String(i).padStart(3, '0')}`, new Date(T0.getTime() + i), i % 2 === 0 ? 'alice' : 'bob'));
       for (const e of old) await catalog.putHistory(e);
       await catalog.putHistory(entry('qry_recent', new Date(T0.getTime() + 10 * DAY)));
-      const purger = new HistoryPurger(catalog, 30, () => undefined, clock.now);
+      const purger = new HistoryPurger(catalog, BOUNDS, () => undefined, clock.now);
       const history = new QueryHistory(catalog, quietLogger);
       // Within the retention nothing goes.
       clock.advance(29 * DAY);
-      expect(await purger.round()).toEqual({ count: 0, more: false });
+      expect(await purger.round()).toEqual({ abandoned: 0, purged: 0, more: false });
       expect((await history.list('alice', { limit: 500 })).items).toHaveLength(252);
       // 31 days on, the old entries go, 500 a round, and the recent one stays.
       clock.advance(2 * DAY);
-      expect(await purger.round()).toEqual({ count: 500, more: true });
-      expect(await purger.round()).toEqual({ count: 1, more: false });
+      expect(await purger.round()).toEqual({ abandoned: 0, purged: 500, more: true });
+      expect(await purger.round()).toEqual({ abandoned: 0, purged: 1, more: false });
       expect((await history.list('alice', { limit: 500 })).items.map((i) => i.queryId)).toEqual(['qry_recent']);
       expect((await history.list('bob', { limit: 500 })).items).toEqual([]);
       // And once the clock passes it too.
       clock.advance(10 * DAY);
-      expect(await purger.round()).toEqual({ count: 1, more: false });
+      expect(await purger.round()).toEqual({ abandoned: 0, purged: 1, more: false });
       expect((await history.list('alice', { limit: 500 })).items).toEqual([]);
+    } finally {
+      await catalog.close();
+    }
+  });
+
+  it('ends an entry left RUNNING past the longest a query may run (and its wait) as FAILED, and no younger one', async () => {
+    const clock = new Clock();
+    const catalog = openSqliteCatalog({ file: join(dir, 'abandoned.sqlite'), principalQuotaBytes: 1e12, workspaceQuotaBytes: 1e12, now: clock.now });
+    try {
+      const purger = new HistoryPurger(catalog, BOUNDS, () => undefined, clock.now);
+      const history = new QueryHistory(catalog, quietLogger);
+      await catalog.putHistory(entry('qry_lost', clock.current, 'alice', true));
+      clock.advance(30 * 60_000);
+      await catalog.putHistory(entry('qry_running', clock.current, 'alice', true));
+      // An hour and a minute (the longest run plus the margin) after the first: only it has lost its replica.
+      clock.advance(31 * 60_000 + 1);
+      expect(await purger.round()).toEqual({ abandoned: 1, purged: 0, more: false });
+      const items = (await history.list('alice', { limit: 10 })).items;
+      expect(items).toEqual([
+        { queryId: 'qry_running', state: 'RUNNING', datasource: 'default', sql: 'SELECT 1', submittedAt: new Date(T0.getTime() + 30 * 60_000).toISOString() },
+        { queryId: 'qry_lost', state: 'FAILED', datasource: 'default', sql: 'SELECT 1', submittedAt: T0.toISOString(), finishedAt: clock.current.toISOString(), errorCode: 'INTERNAL' },
+      ]);
     } finally {
       await catalog.close();
     }

@@ -40,6 +40,12 @@ export interface QueryHistoryPort {
   putHistory(entry: HistoryEntry): Promise<void>;
   /** A principal's entries, newest first (submittedAt, then queryId), one page at a time. */
   listHistory(principal: string, request: HistoryRequest): Promise<HistoryPage>;
+  /**
+   * Ends at most `limit` entries still RUNNING that were submitted before `submittedBefore`, as FAILED with
+   * `errorCode` INTERNAL at `now`: a query that has run that long lost its replica (it was killed) and
+   * would otherwise stay RUNNING until it is purged.
+   */
+  abandonHistory(submittedBefore: Date, now: Date, limit: number): Promise<RoundResult>;
   /** Forgets at most `limit` entries submitted before `olderThan`. */
   purgeHistory(olderThan: Date, limit: number): Promise<RoundResult>;
 }

@@ -80,6 +80,7 @@ export const PG_MIGRATIONS: PgMigration[] = [
         submitted_at timestamptz NOT NULL, finished_at timestamptz, row_count bigint, artifact_id text, error_code text)`,
       'CREATE INDEX query_history_by_principal ON query_history (principal, submitted_at, id)',
       'CREATE INDEX query_history_submitted ON query_history (submitted_at)',
+      `CREATE INDEX query_history_running ON query_history (submitted_at) WHERE state = 'RUNNING'`,
       'CREATE INDEX visualizations_by_principal ON visualizations (principal, created_at, id)',
     ],
   },

@@ -64,6 +64,7 @@ CREATE TABLE query_history (id TEXT PRIMARY KEY, principal TEXT NOT NULL, dataso
   submitted_at TEXT NOT NULL, finished_at TEXT, row_count INTEGER, artifact_id TEXT, error_code TEXT);
 CREATE INDEX query_history_by_principal ON query_history (principal, submitted_at, id);
 CREATE INDEX query_history_submitted ON query_history (submitted_at);
+CREATE INDEX query_history_running ON query_history (submitted_at) WHERE state = 'RUNNING';
 CREATE INDEX visualizations_by_principal ON visualizations (principal, created_at, id);
 `,
   },
