@@ -9,7 +9,9 @@
  * there. A store that cannot be reached costs the artifact, never the
  * answer: the preview still comes back, with `artifact.decision: FAILED`,
  * `reason: STORAGE_UNAVAILABLE`. Query state lives in memory for an hour
- * after it ends (and, with replicas, in the catalog); artifacts are what lasts.
+ * after it ends (and, with replicas, in the catalog); a small entry of each
+ * query stays in its principal's history (query-history.ts, fed by the
+ * onStarted and onEnded watchers) for days; artifacts are what lasts.
  */
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
