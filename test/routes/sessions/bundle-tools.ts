@@ -12,7 +12,7 @@ import type { TestServer } from '../../helpers/server.ts';
 export interface TarEntry {
   name: string;
   data: Buffer;
-  type?: 'file' | 'directory' | 'symlink';
+  type?: 'file' | 'directory' | 'symlink' | undefined;
 }
 
 export async function untar(bytes: Buffer): Promise<TarEntry[]> {
@@ -56,7 +56,7 @@ export async function importBundle(server: TestServer, sessionId: string, token:
   const response = await fetch(`${server.sluice.url}/api/sessions/${encodeURIComponent(sessionId)}/import`, {
     method: 'POST',
     headers: { 'x-token': token, 'content-type': contentType },
-    body,
+    body: new Uint8Array(body),
   });
   return { status: response.status, body: await response.json() };
 }
