@@ -18,7 +18,8 @@ import { SluiceError, toSluiceError } from './errors.ts';
 import type { Logger } from './logger.ts';
 import type { QueryService } from './query/query-service.ts';
 import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
-import { registerSessionRoutes } from './routes/sessions/handlers.ts';
+import { registerSessionRoutes, type SessionRouteOptions } from './routes/sessions/handlers.ts';
+import { registerMaintenanceRoutes } from './routes/maintenance/handlers.ts';
 import { registerIdentityRoutes } from './routes/identity/handlers.ts';
 import { registerAiRoutes } from './routes/ai/handlers.ts';
 import type { Llm } from './ai/llm.ts';
@@ -50,7 +51,8 @@ export interface AppDeps {
   history: QueryHistory;
   cursors: CursorCodec;
   bodyLimitBytes: number;
-  artifactTtlS: number;
+  /** New artifacts' lifetime (copies, imports), and the session import's own body limit (a bundle holds whole artifacts). */
+  sessions: SessionRouteOptions;
   llm: Llm | null;
   semantic: SemanticService;
   visualizations: VisualizationStore;
@@ -67,6 +69,8 @@ export interface AppDeps {
   /** This server's series, and the token GET /metrics asks for (none when undefined). */
   metrics: { series: SluiceMetrics; token: string | undefined };
 }
+
+const SESSION_IMPORT_PATH = /^\/api\/sessions\/[^/]+\/import$/;
 
 function validationError(issues: { path: PropertyKey[]; message: string }[]): SluiceError {
   const first = issues[0];
@@ -103,15 +107,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerHealthRoutes(app, deps.readiness);
   registerDocs(app);
   registerConsole(app);
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: deps.bodyLimitBytes,
-      onError: () => {
-        throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
-      },
-    }),
-  );
+  const apiBodyLimit = bodyLimit({
+    maxSize: deps.bodyLimitBytes,
+    onError: () => {
+      throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
+    },
+  });
+  // A session import streams its bundle under its own, larger limit, counted by the import itself.
+  app.use('/api/*', (c, next) => (c.req.method === 'POST' && SESSION_IMPORT_PATH.test(c.req.path) ? next() : apiBodyLimit(c, next)));
   app.use('/api/*', authenticate(deps.auth), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'api'));
   app.use('/mcp', bodyLimit({ maxSize: deps.bodyLimitBytes, onError: () => { throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`); } }));
   app.use('/mcp', authenticate(deps.auth), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'mcp'));
@@ -120,7 +123,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   registerQueryRoutes(app, deps.queries, deps.history, deps.datasources);
   registerArtifactRoutes(app, deps.store, deps.cursors);
-  registerSessionRoutes(app, deps.store, deps.artifactTtlS);
+  registerSessionRoutes(app, deps.store, deps.sessions);
+  registerMaintenanceRoutes(app, deps.store);
   registerIdentityRoutes(app, deps.store);
   registerSemanticRoutes(app, deps.semantic, deps.visualizations);
   registerAiRoutes(app, deps.llm, {

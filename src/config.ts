@@ -64,6 +64,8 @@ export interface ServerSettings {
   tokens: TokenSetting[] | undefined;
   oidc: OidcSetting | undefined;
   bodyLimitBytes: number;
+  /** The largest session bundle POST /api/sessions/{id}/import takes (its own limit: bundles hold whole artifacts). */
+  importMaxBytes: number;
   /** Requests a principal may make per minute (a token bucket, so short bursts up to this many are fine). */
   rateLimitPerMinute: number;
   modelsDir: string;
@@ -272,6 +274,7 @@ export function loadConfig(env: Env): Config {
     queryWorkers: int(env, 'SLUICE_QUERY_WORKERS', 2, 1, 64),
     readWorkers: int(env, 'SLUICE_READ_WORKERS', 2, 1, 64),
     bodyLimitBytes: int(env, 'SLUICE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    importMaxBytes: int(env, 'SLUICE_IMPORT_MAX_BYTES', 2 * GIB, 1024, Number.MAX_SAFE_INTEGER),
     openai: {
       apiKey: env.OPENAI_API_KEY || undefined,
       baseUrl: env.OPENAI_BASE_URL || undefined,

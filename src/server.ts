@@ -225,7 +225,7 @@ function buildApp(config: Config, logger: Logger, { access, registry, store, ser
     history: services.history,
     cursors: access.cursors,
     bodyLimitBytes: config.bodyLimitBytes,
-    artifactTtlS: config.artifactTtlS,
+    sessions: { ttlSeconds: config.artifactTtlS, importMaxBytes: config.importMaxBytes },
     llm: createLlm(config, (call) => metrics.modelCalled(call)),
     semantic: services.semantic,
     visualizations: services.visualizations,

@@ -125,3 +125,24 @@ export type DatasourceKind = (typeof DATASOURCE_KINDS)[number];
 /** The SQL dialects datasources speak, as `GET /api/datasources` names them. */
 export const DIALECT_NAMES = ['postgresql', 'mariadb', 'mysql', 'sqlite', 'duckdb'] as const;
 export type DialectName = (typeof DIALECT_NAMES)[number];
+
+/** Why a session bundle was refused on import: `details.reason` of its VALIDATION_ERROR. */
+export const BUNDLE_REJECTIONS = [
+  'NOT_A_TAR',
+  'TRUNCATED',
+  'MANIFEST_NOT_FIRST',
+  'BAD_MANIFEST',
+  'UNSUPPORTED_VERSION',
+  'BAD_ENTRY',
+  'EXTRA_PART',
+  'DUPLICATE_PART',
+  'MISSING_PART',
+  'SIZE_MISMATCH',
+  'HASH_MISMATCH',
+  'UNREADABLE_PART',
+] as const;
+export type BundleRejection = (typeof BUNDLE_REJECTIONS)[number];
+
+/** What a store check found wrong with one stored part. */
+export const PART_PROBLEMS = ['missing', 'corrupt', 'orphaned'] as const;
+export type PartProblem = (typeof PART_PROBLEMS)[number];

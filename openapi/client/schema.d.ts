@@ -194,6 +194,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller’s sessions that hold readable artifacts, most recently used first */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/{id}/copy": {
         parameters: {
             query?: never;
@@ -203,7 +220,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Copy a session’s artifacts into another session (references only, never bytes) */
+        /** Copy a session’s artifacts (or some of them) into another session (references only, never bytes) */
         post: operations["copySession"];
         delete?: never;
         options?: never;
@@ -228,6 +245,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sessions/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a session as a portable bundle (tar), streamed
+         * @description A tar archive: `manifest.json` first ({"format": "sluice-session", "version": 1, "sessionId", "exportedAt", "artifacts": [{"id", "sql", "datasource", "columns", "rowCount", "sizeBytes", "coverage", "boundedBy", "createdAt", "expiresAt", "parts": [{"name", "sha256", "bytes", "rows"}]}]}), then each distinct part once as `parts/<sha256>.parquet`. Every part is checked against its SHA-256 as it is sent; a part that fails it ends the stream early, so the bundle never looks whole.
+         */
+        get: operations["exportSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sessions/{id}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a session bundle into a session of the caller: all of it or nothing
+         * @description A tar archive: `manifest.json` first ({"format": "sluice-session", "version": 1, "sessionId", "exportedAt", "artifacts": [{"id", "sql", "datasource", "columns", "rowCount", "sizeBytes", "coverage", "boundedBy", "createdAt", "expiresAt", "parts": [{"name", "sha256", "bytes", "rows"}]}]}), then each distinct part once as `parts/<sha256>.parquet`. The body streams in (Content-Type: application/x-tar) up to SLUICE_IMPORT_MAX_BYTES, counted against the caller’s quota. The format version, every part’s size and SHA-256 and the manifest’s closure (every referenced part present once, nothing else, no other entry names) are checked, and each artifact’s parts opened as Parquet, before anything is committed; then every artifact is committed in one transaction.
+         */
+        post: operations["importSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/usage": {
         parameters: {
             query?: never;
@@ -235,10 +292,50 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Artifact usage of the caller (and of the workspace, for admins) */
+        /** Artifact usage of the caller (and of the workspace, for admins; and of one session with ?sessionId=) */
         get: operations["getUsage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/maintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one bounded collection round now (admins)
+         * @description The same round the background collector runs each minute: expiry, removal of blobs unreferenced for longer than the grace period, tombstone purge and a page of the orphan sweep. Answers what it released.
+         */
+        post: operations["runMaintenance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/store-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the catalog against the stored bytes, one bounded round (admins)
+         * @description Reports missing, corrupt and orphaned parts; changes nothing. Follow `nextCursor` until null to walk the whole store (`npm run store:check` does).
+         */
+        post: operations["checkStore"];
         delete?: never;
         options?: never;
         head?: never;
@@ -744,6 +841,22 @@ export interface components {
             column?: string;
             as?: string;
         };
+        SessionListEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            summary: string;
+            data: {
+                sessions: components["schemas"]["SessionSummary"][];
+            };
+            errorCode: null;
+        };
+        SessionSummary: {
+            sessionId: string;
+            artifacts: number;
+            logicalBytes: number;
+            /** @description When the session’s newest readable artifact was made. */
+            lastUsedAt: string;
+        };
         SessionCopyEnvelope: {
             /** @enum {boolean} */
             success: true;
@@ -759,6 +872,8 @@ export interface components {
         SessionCopyRequest: {
             /** @example default */
             targetSessionId: string;
+            /** @description Copy only these artifacts of the source session. Any id that is not a readable artifact of the caller in that session is NOT_FOUND, and nothing is copied. */
+            artifactIds?: string[];
         };
         SessionRetireEnvelope: {
             /** @enum {boolean} */
@@ -767,6 +882,18 @@ export interface components {
             data: {
                 releasedArtifacts: number;
                 releasedBytes: number;
+            };
+            errorCode: null;
+        };
+        SessionImportEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            summary: string;
+            data: {
+                mapping: {
+                    sourceArtifactId: string;
+                    targetArtifactId: string;
+                }[];
             };
             errorCode: null;
         };
@@ -788,6 +915,73 @@ export interface components {
                 physicalBytes: number;
                 quotaBytes: number;
             };
+            /** @description With `?sessionId=`: the readable artifacts of that session of the caller. */
+            session?: {
+                sessionId: string;
+                artifacts: number;
+                logicalBytes: number;
+            };
+        };
+        MaintenanceEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            summary: string;
+            data: components["schemas"]["MaintenanceRound"];
+            errorCode: null;
+        };
+        MaintenanceRound: {
+            /** @description False when another replica holds the collection lease: this round released nothing; try again shortly. */
+            ran: boolean;
+            /** @description Stored contents whose bytes were removed (unreferenced past the grace period). */
+            blobs: number;
+            /** @description Bytes those blobs held. */
+            bytes: number;
+            /** @description Deleted or expired artifacts forgotten (past their retention). */
+            tombstones: number;
+            /** @description Artifacts past their TTL that this round made tombstones. */
+            expired: number;
+            /** @description Uploads no blob referenced, removed. */
+            orphans: number;
+            /** @description A batch limit stopped the round: more is waiting for the next one. */
+            more: boolean;
+        };
+        StoreCheckEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            summary: string;
+            data: components["schemas"]["StoreCheckRound"];
+            errorCode: null;
+        };
+        StoreCheckRound: {
+            checked: {
+                blobs: number;
+                parts: number;
+                locations: number;
+            };
+            /** @description Parts the catalog names that are not stored. */
+            missing: components["schemas"]["StoreCheckPart"][];
+            /** @description Stored parts whose size or SHA-256 differ from the catalog’s. */
+            corrupt: components["schemas"]["StoreCheckPart"][];
+            /** @description Stored uploads no blob references (older than the grace period), or stray files inside a blob’s upload. */
+            orphaned: components["schemas"]["StoreCheckOrphan"][];
+            /** @description Pass back to continue the walk; null when it is over. */
+            nextCursor: string | null;
+        };
+        StoreCheckPart: {
+            blob: string;
+            location: string;
+            name: string;
+            sha256: string;
+        };
+        StoreCheckOrphan: {
+            location: string;
+            name?: string;
+        };
+        StoreCheckRequest: {
+            /** @description The `nextCursor` of the round before; none starts the walk. */
+            cursor?: string;
+            /** @description Blobs (or stored uploads) this round examines; default 100. */
+            limit?: number;
         };
         MeEnvelope: {
             /** @enum {boolean} */
@@ -2310,6 +2504,89 @@ export interface operations {
             };
         };
     };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListEnvelope"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `FORBIDDEN`: The token’s role does not allow this route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     copySession: {
         parameters: {
             query?: never;
@@ -2354,6 +2631,15 @@ export interface operations {
             };
             /** @description `FORBIDDEN`: The token’s role does not allow this route. `QUOTA_EXCEEDED` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such resource for this caller. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2484,9 +2770,195 @@ export interface operations {
             };
         };
     };
-    getUsage: {
+    exportSession: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundle. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-tar": string;
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `FORBIDDEN`: The token’s role does not allow this route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_FOUND`: No such resource for this caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. `ARTIFACT_CORRUPT`: The stored bytes fail their hash; the artifact cannot be served. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    importSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-tar": string;
+            };
+        };
+        responses: {
+            /** @description The new artifact id of each artifact of the bundle. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionImportEnvelope"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. `VALIDATION_ERROR`: A bad bundle: `details.reason` is one of `NOT_A_TAR`, `TRUNCATED`, `MANIFEST_NOT_FIRST`, `BAD_MANIFEST`, `UNSUPPORTED_VERSION`, `BAD_ENTRY`, `EXTRA_PART`, `DUPLICATE_PART`, `MISSING_PART`, `SIZE_MISMATCH`, `HASH_MISMATCH`, `UNREADABLE_PART`; nothing was imported. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `FORBIDDEN`: The token’s role does not allow this route. `QUOTA_EXCEEDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Also answer what this session of the caller holds. */
+                sessionId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2503,6 +2975,176 @@ export interface operations {
                 };
             };
             /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `FORBIDDEN`: The token’s role does not allow this route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    runMaintenance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the round released. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceEnvelope"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `FORBIDDEN`: The token’s role does not allow this route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    checkStore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StoreCheckRequest"];
+            };
+        };
+        responses: {
+            /** @description What this round found. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreCheckEnvelope"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. `INVALID_CURSOR` */
             400: {
                 headers: {
                     [name: string]: unknown;

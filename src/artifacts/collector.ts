@@ -6,7 +6,8 @@
 import type { ArtifactStore } from './types.ts';
 
 const INTERVAL_MS = 60_000;
-const BATCH = { maxBlobs: 500, maxBytes: 2 * 1024 * 1024 * 1024 };
+/** What one round may release at most: a round on request (POST /api/admin/maintenance) takes the same bound. */
+export const COLLECTION_BATCH = { maxBlobs: 500, maxBytes: 2 * 1024 * 1024 * 1024 };
 
 export class Collector {
   readonly #store: ArtifactStore;
@@ -42,7 +43,7 @@ export class Collector {
 
   async #round(): Promise<void> {
     try {
-      const report = await this.#store.collect(BATCH);
+      const report = await this.#store.collect(COLLECTION_BATCH);
       this.#rounds[report.ran ? 'ran' : 'skipped']++;
       this.#schedule(report.more ? 0 : INTERVAL_MS);
     } catch (error) {

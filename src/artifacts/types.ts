@@ -13,13 +13,19 @@
  */
 import type { PlannedColumn } from '../columns/column-plan.ts';
 import type { ParquetPart } from '../worker/export-types.ts';
-import type { ArtifactMeta, Owner, SessionCopyResult, SessionRelease, Usage } from '../catalog/ports/artifacts-port.ts';
+import type { ArtifactMeta, Owner, SessionCopyResult, SessionRelease, SessionSummary, SessionUsage, Usage } from '../catalog/ports/artifacts-port.ts';
+import type { SessionBundle } from './bundle/export-bundle.ts';
+import type { ImportOptions } from './bundle/import-session.ts';
+import type { StoreCheckRound } from './store/store-check.ts';
 
 import type { AggregateFn, ArtifactState, Cap, Coverage, DownloadFormat, FilterOp, SortDirection } from '../vocabulary.ts';
 
 export { FILTER_OPS } from '../vocabulary.ts';
 export type { ParquetPart } from '../worker/export-types.ts';
-export type { ArtifactMeta, Owner, SessionCopyResult, SessionRelease, Usage } from '../catalog/ports/artifacts-port.ts';
+export type { ArtifactMeta, Owner, SessionCopyResult, SessionRelease, SessionSummary, SessionUsage, Usage } from '../catalog/ports/artifacts-port.ts';
+export type { SessionBundle } from './bundle/export-bundle.ts';
+export type { ImportOptions } from './bundle/import-session.ts';
+export type { StoreCheckRound } from './store/store-check.ts';
 export type { AggregateFn, ArtifactState, Coverage, DownloadFormat, FilterOp } from '../vocabulary.ts';
 
 export interface Capabilities {
@@ -147,8 +153,20 @@ export interface ArtifactStore {
   list(principal: string, sessionId: string | undefined, after: string | undefined, limit: number): Promise<ArtifactPage>;
   /** Idempotent for the owner; NOT_FOUND for an id the caller never owned. */
   delete(principal: string, id: string): Promise<void>;
-  /** Copies references (never bytes) of a session's artifacts into another session of the same principal. */
-  copySession(principal: string, sourceSessionId: string, targetSessionId: string, ttlSeconds: number): Promise<SessionCopyResult>;
+  /**
+   * Copies references (never bytes) of a session's artifacts, or of `artifactIds` only, into another session of
+   * the same principal; an id that is not a readable artifact of the caller in that session is NOT_FOUND, nothing copied.
+   */
+  copySession(principal: string, sourceSessionId: string, targetSessionId: string, ttlSeconds: number, artifactIds?: string[]): Promise<SessionCopyResult>;
+  /** The caller's sessions holding readable artifacts, most recently used first. */
+  sessions(principal: string): Promise<SessionSummary[]>;
+  sessionUsage(principal: string, sessionId: string): Promise<SessionUsage>;
+  /** A session's artifacts and their parts as a streamed tar bundle; NOT_FOUND when the caller has none in it. */
+  exportSession(principal: string, sessionId: string): Promise<SessionBundle>;
+  /** A bundle's artifacts into a session of the caller, all or none; a bad bundle is VALIDATION_ERROR with details.reason. */
+  importSession(principal: string, sessionId: string, body: AsyncIterable<Uint8Array>, options: ImportOptions): Promise<SessionCopyResult>;
+  /** One bounded round of the walk of the catalog against the bytes; `cursor` continues a walk. */
+  checkStore(request: { cursor?: string | undefined; limit: number }): Promise<StoreCheckRound>;
   /** Releases this session's references only; time grows with their number, not the store's size. */
   retireSession(principal: string, sessionId: string): Promise<SessionRelease>;
   usage(principal: string): Promise<Usage>;

@@ -9,7 +9,8 @@ import { newArtifactId } from './artifact-id.ts';
 import type { ArtifactMeta } from './ports/artifacts-port.ts';
 import type { CatalogCommitOutcome, CommitRequest } from './catalog.ts';
 import { first, type CatalogDb, type CatalogTx } from './catalog-db.ts';
-import { addSeconds, ARTIFACT_COLUMNS, num, toMeta, type ArtifactRow, type BlobRow } from './catalog-rows.ts';
+import { addSeconds, ARTIFACT_COLUMNS, num, toMeta, type ArtifactRow } from './catalog-rows.ts';
+import { knownBlob, takeBlob } from './catalog-blobs.ts';
 import { chargeArtifacts, lockUsage } from './catalog-usage.ts';
 
 export interface Quotas {
@@ -36,7 +37,7 @@ export async function commitArtifact(db: CatalogDb, tx: CatalogTx, request: Comm
   // Locks first: the repeat check and the quota check must see every commit that finished before this one.
   const usage = await lockUsage(db, tx, [owner.principal]);
   const prior = await repeated(tx, request, now);
-  const known = await first<BlobRow>(tx, 'SELECT hash, location, parts, size_bytes, refs FROM blobs WHERE hash = ?', [blob.hash]);
+  const known = await knownBlob(tx, blob.hash);
   if (prior !== undefined && known !== undefined) {
     return { decision: 'CREATED', artifact: toMeta(prior, now), repeated: true, liveLocation: known.location, staleLocation: null };
   }
@@ -48,17 +49,7 @@ export async function commitArtifact(db: CatalogDb, tx: CatalogTx, request: Comm
   if (known === undefined && usage.physicalBytes + size > quotas.workspaceQuotaBytes) {
     return denied(`The workspace has no room for ${size} more bytes (quota ${quotas.workspaceQuotaBytes}).`);
   }
-  let staleLocation: string | null = null;
-  if (known === undefined) {
-    await tx.run('INSERT INTO blobs (hash, location, parts, size_bytes, refs, released_at) VALUES (?, ?, ?, ?, 1, NULL)', [blob.hash, blob.location, JSON.stringify(blob.parts), size]);
-    await tx.run('UPDATE workspace_usage SET blobs = blobs + 1, physical_bytes = physical_bytes + ? WHERE id = 1', [size]);
-  } else if (num(known.refs) > 0) {
-    await tx.run('UPDATE blobs SET refs = refs + 1 WHERE hash = ?', [blob.hash]);
-  } else {
-    // Unreferenced: a collector may be deleting these bytes right now, so the committer's own upload takes their place.
-    await tx.run('UPDATE blobs SET location = ?, parts = ?, refs = 1, released_at = NULL WHERE hash = ?', [blob.location, JSON.stringify(blob.parts), blob.hash]);
-    staleLocation = known.location === blob.location ? null : known.location;
-  }
+  const taken = await takeBlob(tx, { ...blob, sizeBytes: size }, known, 1);
   const meta: ArtifactMeta = {
     id: newArtifactId(),
     state: 'COMMITTED',
@@ -76,8 +67,7 @@ export async function commitArtifact(db: CatalogDb, tx: CatalogTx, request: Comm
   };
   await insertArtifact(tx, meta, blob.hash);
   await chargeArtifacts(tx, owner.principal, 1, size);
-  const liveLocation = known === undefined || num(known.refs) <= 0 ? blob.location : known.location;
-  return { decision: 'CREATED', artifact: meta, repeated: false, liveLocation, staleLocation };
+  return { decision: 'CREATED', artifact: meta, repeated: false, ...taken };
 }
 
 /** The row only: the caller charges the counters and counts the blob reference. */

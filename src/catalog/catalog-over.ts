@@ -15,6 +15,8 @@ import { deleteVisualization, findVisualization, listVisualizations, saveVisuali
 import { abandonHistory, listHistory, purgeHistory, putHistory } from './catalog-history.ts';
 import { blobAtLocation, blobByHash, findArtifact, listArtifacts, usageOf } from './catalog-reads.ts';
 import { copySession, deleteArtifact, retireSession } from './catalog-sessions.ts';
+import { blobsAfter, sessionArtifacts, sessionsOf, sessionUsageOf } from './catalog-session-reads.ts';
+import { importArtifacts } from './catalog-import.ts';
 
 export function catalogOver(db: CatalogDb, options: CatalogOptions): Catalog {
   const now = options.now ?? (() => new Date());
@@ -25,8 +27,13 @@ export function catalogOver(db: CatalogDb, options: CatalogOptions): Catalog {
     find: (principal, id) => findArtifact(db, now(), principal, id),
     list: (principal, request) => listArtifacts(db, now(), principal, request),
     delete: (principal, id) => db.transaction((tx) => deleteArtifact(db, tx, now(), principal, id)),
-    copySession: (principal, source, target, ttlSeconds) =>
-      db.transaction((tx) => copySession(db, tx, quotas, now(), { principal, source, target, ttlSeconds })),
+    copySession: (principal, source, target, ttlSeconds, artifactIds) =>
+      db.transaction((tx) => copySession(db, tx, quotas, now(), { principal, source, target, ttlSeconds, artifactIds })),
+    sessions: (principal) => sessionsOf(db, now(), principal),
+    sessionUsage: (principal, sessionId) => sessionUsageOf(db, now(), principal, sessionId),
+    sessionArtifacts: (principal, sessionId) => sessionArtifacts(db, now(), principal, sessionId),
+    importArtifacts: (request) => db.transaction((tx) => importArtifacts(db, tx, request, quotas, now())),
+    blobsAfter: (after, limit) => blobsAfter(db, after, limit),
     retireSession: (principal, sessionId) => db.transaction((tx) => retireSession(db, tx, now(), principal, sessionId)),
     usage: (principal) => usageOf(db, quotas, principal),
     expireRound: (limit) => db.transaction((tx) => expireRound(db, tx, now(), limit)),

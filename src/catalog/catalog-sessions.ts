@@ -18,14 +18,15 @@ export async function copySession(
   tx: CatalogTx,
   quotas: Quotas,
   now: Date,
-  args: { principal: string; source: string; target: string; ttlSeconds: number },
+  args: { principal: string; source: string; target: string; ttlSeconds: number; artifactIds?: string[] | undefined },
 ): Promise<SessionCopyResult> {
   if (args.source === args.target) throw new SluiceError('VALIDATION_ERROR', 'targetSessionId must differ from the source session.');
   const usage = await lockUsage(db, tx, [args.principal]);
-  const rows = await tx.all<ArtifactRow>(
+  const all = await tx.all<ArtifactRow>(
     `SELECT ${ARTIFACT_COLUMNS} FROM artifacts a WHERE a.principal = ? AND a.session_id = ? AND a.state = 'COMMITTED' AND a.expires_at > ? ORDER BY a.created_at, a.id`,
     [args.principal, args.source, now],
   );
+  const rows = args.artifactIds === undefined ? all : chosen(all, args.artifactIds);
   const added = rows.reduce((sum, r) => sum + num(r.size_bytes), 0);
   if ((usage.logicalBytes.get(args.principal) ?? 0) + added > quotas.principalQuotaBytes) {
     throw new SluiceError('QUOTA_EXCEEDED', `Copying ${rows.length} artifact(s) (${added} bytes) would pass the quota of ${quotas.principalQuotaBytes} bytes.`);
@@ -39,6 +40,21 @@ export async function copySession(
   }
   if (rows.length > 0) await chargeArtifacts(tx, args.principal, rows.length, added);
   return { mapping };
+}
+
+/**
+ * The listed artifacts, in the session's order; any id that is not a readable artifact of the caller in the
+ * source session (another principal's, expired, deleted, unknown) is NOT_FOUND, the same for each, so
+ * nothing says which of those it was.
+ */
+function chosen(rows: ArtifactRow[], ids: string[]): ArtifactRow[] {
+  const wanted = new Set(ids);
+  const found = rows.filter((r) => wanted.has(r.id));
+  const missing = [...wanted].filter((id) => !found.some((r) => r.id === id));
+  if (missing.length > 0) {
+    throw new SluiceError('NOT_FOUND', `No readable artifact ${missing.map((id) => `"${id}"`).slice(0, 5).join(', ')} in this session for this caller; nothing was copied.`, { artifactIds: missing.slice(0, 50) });
+  }
+  return found;
 }
 
 export async function retireSession(db: CatalogDb, tx: CatalogTx, now: Date, principal: string, sessionId: string): Promise<SessionRelease> {

@@ -179,6 +179,49 @@ export function testArtifactStore(name: string, factory: DriverFactory): void {
       await store.close();
     });
 
+    it('exports a session as a bundle another store imports whole, or not at all', async () => {
+      const [source, target] = [await open(freshDir()), await open(freshDir())];
+      const trip = { principal: 'alice', sessionId: 'trip' };
+      const made = [await created(source, ROWS_SQL, trip), await created(source, OTHER_SQL, trip)];
+      const chunks: Buffer[] = [];
+      for await (const chunk of (await source.exportSession('alice', 'trip')).body as unknown as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk));
+      const bundle = Buffer.concat(chunks);
+      await expect(source.exportSession('bob', 'trip')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      async function* streamed(bytes: Buffer) {
+        for (let at = 0; at < bytes.length; at += 65_536) yield bytes.subarray(at, at + 65_536);
+      }
+      const options = { maxBytes: 1e9, ttlSeconds: 3600 };
+      const walk = async (store: Store) => {
+        const seen = { blobs: 0, locations: 0, problems: 0 };
+        let cursor: string | undefined;
+        do {
+          const round = await store.checkStore({ cursor, limit: 10 });
+          seen.blobs += round.checked.blobs;
+          seen.locations += round.checked.locations;
+          seen.problems += round.missing.length + round.corrupt.length + round.orphaned.length;
+          cursor = round.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+        return seen;
+      };
+      const flipped = Buffer.from(bundle);
+      flipped[bundle.length - 1536]! ^= 0xff;
+      await expect(target.importSession('alice', 'in', streamed(flipped), options)).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+      await expect(target.importSession('alice', 'in', streamed(bundle), { ...options, maxBytes: 2048 })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+      expect(await walk(target)).toEqual({ blobs: 0, locations: 0, problems: 0 });
+      expect((await target.usage('alice')).principal.artifacts).toBe(0);
+      const { mapping } = await target.importSession('alice', 'in', streamed(bundle), options);
+      // Both were made at the same instant of the test's clock: their order is the ids'.
+      expect(mapping.map((m) => m.sourceArtifactId).sort()).toEqual(made.map((m) => m.id).sort());
+      for (const { sourceArtifactId, targetArtifactId } of mapping) {
+        const [before, after] = await Promise.all([source.read('alice', sourceArtifactId, { limit: 3000, offset: 0 }), target.read('alice', targetArtifactId, { limit: 3000, offset: 0 })]);
+        expect(after.rows).toEqual(before.rows);
+        expect(after.columns).toEqual(before.columns);
+      }
+      expect(await walk(target)).toMatchObject({ blobs: 2, locations: 2, problems: 0 });
+      await source.close();
+      await target.close();
+    });
+
     it('collects in bounded rounds', async () => {
       const store = await open(freshDir());
       for (const sql of [ROWS_SQL, OTHER_SQL]) await store.delete('alice', (await created(store, sql)).id);

@@ -191,6 +191,58 @@ export function testCatalog(name: string, factory: CatalogFactory): void {
       expect(await catalog.usage('alice')).toMatchObject({ principal: { artifacts: 2, logicalBytes: 150 }, workspace: { physicalBytes: 150 } });
     });
 
+    it('lists a principal\u2019s sessions and one session\u2019s usage, and copies only the artifacts named', async () => {
+      const clock = new Clock();
+      const catalog = await fresh(clock);
+      const a = await commitOk(catalog, { content: 'a', size: 100 });
+      clock.advance(1000);
+      const b = await commitOk(catalog, { content: 'b', size: 50, sessionId: 's2' });
+      const theirs = await commitOk(catalog, { content: 'c', size: 10, principal: 'bob' });
+      expect(await catalog.sessions('alice')).toEqual([
+        { sessionId: 's2', artifacts: 1, logicalBytes: 50, lastUsedAt: b.createdAt },
+        { sessionId: 'default', artifacts: 1, logicalBytes: 100, lastUsedAt: a.createdAt },
+      ]);
+      expect(await catalog.sessions(HOSTILE)).toEqual([]);
+      expect(await catalog.sessionUsage('alice', 'default')).toEqual({ sessionId: 'default', artifacts: 1, logicalBytes: 100 });
+      expect(await catalog.sessionUsage('bob', 'default')).toEqual({ sessionId: 'default', artifacts: 1, logicalBytes: 10 });
+      for (const ids of [[theirs.id], [b.id], [a.id, 'art_missing']]) {
+        expect((await errorOf(catalog.copySession('alice', 'default', 'picked', 3600, ids))).code).toBe('NOT_FOUND');
+      }
+      expect(await catalog.sessionUsage('alice', 'picked')).toEqual({ sessionId: 'picked', artifacts: 0, logicalBytes: 0 });
+      const { mapping } = await catalog.copySession('alice', 'default', 'picked', 3600, [a.id]);
+      expect(mapping).toEqual([{ sourceArtifactId: a.id, targetArtifactId: expect.any(String) }]);
+      expect((await catalog.usage('alice')).principal).toMatchObject({ artifacts: 3, logicalBytes: 250 });
+      const exported = await catalog.sessionArtifacts('alice', 'default');
+      expect(exported.map((r) => [r.meta.id, r.blob.hash])).toEqual([[a.id, hashOf('a')]]);
+      expect(await catalog.sessionArtifacts('bob', 's2')).toEqual([]);
+      clock.advance(3600_000);
+      expect(await catalog.sessions('alice')).toEqual([]);
+    });
+
+    it('imports all of a bundle\u2019s artifacts in one transaction, or none past a quota', async () => {
+      const catalog = await fresh(new Clock(), { principal: 300, workspace: 260 });
+      await commitOk(catalog, { content: 'a', size: 100 });
+      const imported = (content: string, size: number, id: string) => {
+        const request = commitRequest({ content, size, location: `objects/${content}/imported` });
+        return { sourceId: id, sql: request.sql, datasource: 'elsewhere', columns: request.columns, rowCount: 10, coverage: 'COMPLETE' as const, boundedBy: null, blob: request.blob };
+      };
+      const tooMuch = await catalog.importArtifacts({ principal: 'alice', sessionId: 'in', ttlSeconds: 60, artifacts: [imported('b', 100, 'x1'), imported('c', 120, 'x2')] });
+      expect(tooMuch.decision).toBe('DENIED');
+      expect(await catalog.usage('alice')).toMatchObject({ principal: { artifacts: 1, logicalBytes: 100 }, workspace: { artifacts: 1, physicalBytes: 100 } });
+      expect(await catalog.blob(hashOf('b'))).toBeUndefined();
+      // One blob known already (referenced where it is), one new, one referenced twice by the bundle.
+      const done = await catalog.importArtifacts({ principal: 'alice', sessionId: 'in', ttlSeconds: 60, artifacts: [imported('a', 100, 'x1'), imported('b', 50, 'x2'), imported('b', 50, 'x3')] });
+      if (done.decision !== 'CREATED') throw new Error(done.message);
+      expect(done.mapping.map((m) => m.sourceArtifactId)).toEqual(['x1', 'x2', 'x3']);
+      expect(done.liveLocations.sort()).toEqual([commitRequest({ content: 'a' }).blob.location, 'objects/b/imported'].sort());
+      expect(await catalog.usage('alice')).toMatchObject({ principal: { artifacts: 4, logicalBytes: 300 }, workspace: { artifacts: 4, physicalBytes: 150 } });
+      expect((await catalog.find('alice', done.mapping[2]!.targetArtifactId))?.meta).toMatchObject({ sessionId: 'in', datasource: 'elsewhere', sizeBytes: 50 });
+      expect(await catalog.find('bob', done.mapping[0]!.targetArtifactId)).toBeUndefined();
+      expect(await catalog.retireSession('alice', 'in')).toEqual({ releasedArtifacts: 3, releasedBytes: 200 });
+      expect((await catalog.blobsAfter(null, 10)).map((b) => b.hash)).toEqual([hashOf('a'), hashOf('b')].sort());
+      expect((await catalog.blobsAfter([hashOf('a'), hashOf('b')].sort()[0]!, 10)).length).toBe(1);
+    });
+
     it('offers unreferenced blobs only past the watermark, and a revived blob is never dropped', async () => {
       const clock = new Clock();
       const catalog = await fresh(clock);

@@ -26,7 +26,7 @@ export interface TestServer {
   databaseUrl: string;
   /** A direct connection to the datasource, for ground truth and setup. */
   sql: postgres.Sql;
-  request(path: string, init?: { method?: string; body?: unknown; token?: string | null; headers?: Record<string, string>; rawBody?: string }): Promise<{ status: number; body: any; headers: Headers }>;
+  request(path: string, init?: { method?: string; body?: unknown; token?: string | null; headers?: Record<string, string>; rawBody?: string | Uint8Array<ArrayBuffer> }): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
 
@@ -70,7 +70,7 @@ export async function startTestServer(env: Record<string, string> = {}, seams: S
       const headers: Record<string, string> = { ...(init.headers ?? {}) };
       const token = init.token === undefined ? TOKENS.admin : init.token;
       if (token !== null) headers['x-token'] = token;
-      let body: string | undefined = init.rawBody;
+      let body: string | Uint8Array<ArrayBuffer> | undefined = init.rawBody;
       if (init.body !== undefined) {
         body = JSON.stringify(init.body);
         headers['content-type'] ??= 'application/json';

@@ -21,7 +21,7 @@ export interface CallInit {
   path?: Record<string, string>;
   query?: string;
   body?: unknown;
-  rawBody?: string;
+  rawBody?: string | Uint8Array<ArrayBuffer>;
   headers?: Record<string, string>;
   token?: string | null;
 }

@@ -41,6 +41,11 @@ export interface PartLease {
   release(): void;
 }
 
+export interface StoredPart {
+  name: string;
+  bytes: number;
+}
+
 export interface LocationPage {
   /** Locations in ascending order of their keys (`<location>/`), with when their newest part was written (an upload in flight is young). */
   locations: { location: string; modifiedAt: Date }[];
@@ -67,6 +72,14 @@ export interface ByteStore {
   localPath(part: PartRef): Promise<PartLease>;
   /** Removes every part of an upload; removing an absent location is not an error. */
   deleteLocation(location: string): Promise<void>;
+  /** The files one upload holds now, by name, with their sizes: what a store check compares with the catalog. */
+  listParts(location: string): Promise<StoredPart[]>;
+  /**
+   * The part's stored bytes as they are, unchecked, for a check that hashes
+   * them itself (a read through the cache could hide damage to the stored
+   * copy); NOT_FOUND (PART_MISSING) when it is not stored.
+   */
+  openPart(part: PartRef): Promise<AsyncIterable<Uint8Array>>;
   /** One bounded page of stored uploads, for a sweep of uploads no blob references. */
   listLocations(page: { after?: string | undefined; limit: number }): Promise<LocationPage>;
   /** A GET URL for the part that expires after `expiresInSeconds` (1..MAX_PRESIGN_SECONDS). */

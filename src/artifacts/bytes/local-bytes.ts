@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { ByteStore, PartLease, PartRef } from './byte-store.ts';
 import { verifyFile, corrupt } from './content-check.ts';
 import { listLocalLocations } from './local-locations.ts';
+import { listLocalParts, openLocalPart } from './part-listing.ts';
 import { OBJECTS_DIR, checkLocation, newLocation, partKey, partNotFound, presignUnsupported } from './part-address.ts';
 import { placeChecked, type LinkFile } from './place-file.ts';
 import { sweepTemporaries } from './temporaries.ts';
@@ -91,6 +92,10 @@ export function createLocalBytes({ root, link }: LocalBytesOptions): ByteStore {
         await rm(join(objectsDir, checkLocation(location)), { recursive: true, force: true });
         for (const key of verified.keys()) if (key.startsWith(`${location}/`)) verified.delete(key);
       }),
+
+    listParts: (location) => guarded(() => listLocalParts(join(objectsDir, checkLocation(location)))),
+
+    openPart: (part) => guarded(() => openLocalPart(join(objectsDir, partKey(part)))),
 
     listLocations: (page) => guarded(() => listLocalLocations(objectsDir, page)),
 

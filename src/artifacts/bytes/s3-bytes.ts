@@ -17,7 +17,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ByteStore, PartRef } from './byte-store.ts';
 import { OBJECTS_DIR, checkExpiry, checkLocation, newLocation, partKey, partNotFound } from './part-address.ts';
 import type { PartCache } from './part-cache.ts';
-import { deleteUnder, listS3Locations } from './s3-locations.ts';
+import { deleteUnder, listS3Locations, listS3Parts } from './s3-locations.ts';
 import { uploadPart } from './s3-upload.ts';
 import { guarded } from './storage-errors.ts';
 
@@ -58,6 +58,8 @@ export function createS3Bytes(options: S3BytesOptions): ByteStore {
         return cache.acquire(part.sha256, part.bytes, () => openObject(objects, key));
       }),
     deleteLocation: (location) => guarded(() => deleteUnder(client, bucket, `${root}${checkLocation(location)}/`)),
+    listParts: (location) => guarded(() => listS3Parts(client, bucket, `${root}${checkLocation(location)}/`)),
+    openPart: (part) => guarded(() => openObject(objects, root + partKey(part))),
     listLocations: (page) => guarded(() => listS3Locations(client, bucket, root, page)),
     presignGet: (part, expiresInSeconds) => guarded(() => presignPart(objects, part, expiresInSeconds, options.now)),
     probe: () => guarded(() => probeBucket(objects)),

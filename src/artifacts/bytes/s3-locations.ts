@@ -6,7 +6,7 @@
  * deleting an upload lists and deletes its keys until none are left.
  */
 import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import type { LocationPage } from './byte-store.ts';
+import type { LocationPage, StoredPart } from './byte-store.ts';
 import { checkCursor, checkLimit, locationOfKey } from './part-address.ts';
 
 /** What one ListObjectsV2 or DeleteObjects call takes at most (tests pass less, to see uploads span calls). */
@@ -64,4 +64,18 @@ export async function deleteUnder(client: S3Client, Bucket: string, Prefix: stri
     if (refused !== undefined) throw Object.assign(new Error('The storage refused to delete an object.'), { name: refused.Code ?? 'DeleteRefused' });
     if (out.IsTruncated !== true) return;
   }
+}
+
+/** The objects of one upload, by name below its prefix (an upload holds a handful of parts; listed whole). */
+export async function listS3Parts(client: S3Client, Bucket: string, Prefix: string, batch = BATCH): Promise<StoredPart[]> {
+  const parts: StoredPart[] = [];
+  let ContinuationToken: string | undefined;
+  do {
+    const out = await client.send(new ListObjectsV2Command({ Bucket, Prefix, MaxKeys: batch, ...(ContinuationToken === undefined ? {} : { ContinuationToken }) }));
+    for (const object of out.Contents ?? []) {
+      if (object.Key !== undefined) parts.push({ name: object.Key.slice(Prefix.length), bytes: object.Size ?? 0 });
+    }
+    ContinuationToken = out.IsTruncated === true ? out.NextContinuationToken : undefined;
+  } while (ContinuationToken !== undefined);
+  return parts;
 }

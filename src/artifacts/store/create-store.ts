@@ -20,6 +20,9 @@ import type { StoreContext } from './store-context.ts';
 import { aggregate, download, readable, readPage } from './store-reads.ts';
 import { pageCacheCounts } from './page-reads.ts';
 import { beginStaging } from './store-staging.ts';
+import { checkStoreRound } from './store-check.ts';
+import { exportSession } from '../bundle/export-bundle.ts';
+import { importSession } from '../bundle/import-session.ts';
 
 export interface Store extends ArtifactStore {
   /** Removes scratch directories and download files an earlier run of this process left (a crash); run after start. */
@@ -56,7 +59,12 @@ export function createStore(ctx: StoreContext, closeAll: () => Promise<void>, ca
     async delete(principal, id) {
       if (!(await ctx.catalog.delete(principal, id))) throw new SluiceError('NOT_FOUND', `No artifact "${id}" exists for this caller.`);
     },
-    copySession: (principal, source, target, ttl) => ctx.catalog.copySession(principal, source, target, ttl),
+    copySession: (principal, source, target, ttl, artifactIds) => ctx.catalog.copySession(principal, source, target, ttl, artifactIds),
+    sessions: (principal) => ctx.catalog.sessions(principal),
+    sessionUsage: (principal, sessionId) => ctx.catalog.sessionUsage(principal, sessionId),
+    exportSession: (principal, sessionId) => exportSession(ctx, principal, sessionId),
+    importSession: (principal, sessionId, body, options) => importSession(ctx, principal, sessionId, body, options),
+    checkStore: (request) => checkStoreRound(ctx, request),
     retireSession: (principal, sessionId) => ctx.catalog.retireSession(principal, sessionId),
     usage: (principal) => ctx.catalog.usage(principal),
     collect: collector(ctx),

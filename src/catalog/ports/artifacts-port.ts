@@ -37,6 +37,51 @@ export interface SessionCopyResult {
   mapping: { sourceArtifactId: string; targetArtifactId: string }[];
 }
 
+/** A session as its readable artifacts make it up. */
+export interface SessionSummary {
+  sessionId: string;
+  artifacts: number;
+  logicalBytes: number;
+  /** When its newest readable artifact was made. */
+  lastUsedAt: string;
+}
+
+export interface SessionUsage {
+  sessionId: string;
+  artifacts: number;
+  logicalBytes: number;
+}
+
+/** One artifact of an imported bundle, its blob uploaded to a location of the importer's own. */
+export interface ImportedArtifact {
+  sourceId: string;
+  sql: string;
+  datasource: string;
+  columns: PlannedColumn[];
+  rowCount: number;
+  coverage: Coverage;
+  boundedBy: Cap | null;
+  blob: BlobRecord;
+}
+
+export interface ImportRequest {
+  principal: string;
+  sessionId: string;
+  ttlSeconds: number;
+  artifacts: ImportedArtifact[];
+}
+
+export type ImportOutcome =
+  | {
+      decision: 'CREATED';
+      mapping: { sourceArtifactId: string; targetArtifactId: string }[];
+      /** The uploads the catalog now references; any other upload of the import is garbage. */
+      liveLocations: string[];
+      /** Bytes that backed revived blobs before: nothing references them any more. */
+      staleLocations: string[];
+    }
+  | { decision: 'DENIED'; message: string };
+
 export interface SessionRelease {
   releasedArtifacts: number;
   releasedBytes: number;
@@ -120,8 +165,20 @@ export interface ArtifactsPort {
   list(principal: string, request: ListRequest): Promise<ListResult>;
   /** Tombstones the artifact and releases its reference; false when the principal never owned it. Idempotent. */
   delete(principal: string, id: string): Promise<boolean>;
-  /** New references to the same blobs; QUOTA_EXCEEDED (nothing copied) when the copy would pass the principal quota. */
-  copySession(principal: string, sourceSessionId: string, targetSessionId: string, ttlSeconds: number): Promise<SessionCopyResult>;
+  /**
+   * New references to the same blobs (only `artifactIds` when given: NOT_FOUND, nothing copied, when one is not a
+   * readable artifact of this principal in the source session); QUOTA_EXCEEDED (nothing copied) past the principal quota.
+   */
+  copySession(principal: string, sourceSessionId: string, targetSessionId: string, ttlSeconds: number, artifactIds?: string[]): Promise<SessionCopyResult>;
+  /** The principal's sessions that hold readable artifacts, most recently used first. */
+  sessions(principal: string): Promise<SessionSummary[]>;
+  sessionUsage(principal: string, sessionId: string): Promise<SessionUsage>;
+  /** One session's readable artifacts with their blobs, oldest first. */
+  sessionArtifacts(principal: string, sessionId: string): Promise<(ArtifactRecord & { blob: BlobRecord })[]>;
+  /** Every artifact of an import in one transaction, quotas checked for all at once; DENIED commits nothing. */
+  importArtifacts(request: ImportRequest): Promise<ImportOutcome>;
+  /** Blobs in hash order after `after` (null: from the start), referenced or not. */
+  blobsAfter(after: string | null, limit: number): Promise<BlobRecord[]>;
   retireSession(principal: string, sessionId: string): Promise<SessionRelease>;
   usage(principal: string): Promise<Usage>;
   /** Tombstones at most `limit` artifacts past their TTL. */

@@ -185,6 +185,34 @@ export function testByteStore(name: string, traits: Traits, make: (options: Harn
       }
     });
 
+    it('lists the files an upload holds and opens a part\u2019s stored bytes as they are, unchecked, for a store check', async () => {
+      const { store, tamper } = await fresh();
+      const parts = [makePart(work, 30_000), makePart(work, 20_000)];
+      const refs = await upload(store, parts);
+      const location = refs[0]!.location;
+      expect(await store.listParts(location)).toEqual([
+        { name: refs[0]!.name, bytes: 30_000 },
+        { name: refs[1]!.name, bytes: 20_000 },
+      ]);
+      expect(await store.listParts(store.newLocation())).toEqual([]);
+      const read = async (ref: PartRef) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of await store.openPart(ref)) chunks.push(Buffer.from(chunk));
+        return Buffer.concat(chunks);
+      };
+      expect((await read(refs[1]!)).equals(parts[1]!.content)).toBe(true);
+      // Damaged bytes come back as stored (the check hashes them itself), never refused or repaired.
+      const flipped = Buffer.from(parts[0]!.content);
+      flipped[10] = (flipped[10] ?? 0) ^ 0xff;
+      await tamper(refs[0]!, flipped);
+      expect((await read(refs[0]!)).equals(flipped)).toBe(true);
+      await store.deleteLocation(location);
+      expect(await store.listParts(location)).toEqual([]);
+      expect((await failure(store.openPart(refs[0]!))).details).toMatchObject({ reason: 'PART_MISSING' });
+      expect((await failure(store.listParts('../escape'))).code).toBe('VALIDATION_ERROR');
+      expect((await failure(store.openPart({ ...refs[0]!, name: '../../x' }))).code).toBe('VALIDATION_ERROR');
+    });
+
     it('detects stored bytes that no longer match their hash, and keeps none of them', async () => {
       const { store, tamper, cacheDir } = await fresh();
       const part = makePart(work, 50_000);
