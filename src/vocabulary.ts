@@ -125,3 +125,15 @@ export type DatasourceKind = (typeof DATASOURCE_KINDS)[number];
 /** The SQL dialects datasources speak, as `GET /api/datasources` names them. */
 export const DIALECT_NAMES = ['postgresql', 'mariadb', 'mysql', 'sqlite', 'duckdb'] as const;
 export type DialectName = (typeof DIALECT_NAMES)[number];
+
+/** What an audit entry records (`action` of GET /api/admin/audit). */
+export const AUDIT_ACTIONS = ['query', 'read', 'aggregate', 'download', 'delete', 'agent', 'chat', 'semantic', 'sign_in'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * How an audited request ended: `ok`; `refused`, Sluice declined it before doing the work (the caller's
+ * identity, rights, input or limits: every 4xx but the query's own outcomes); `failed`, the work was
+ * attempted and did not complete (SQL_ERROR, QUERY_TIMEOUT, QUERY_CANCELLED, and every 5xx).
+ */
+export const AUDIT_OUTCOMES = ['ok', 'refused', 'failed'] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
