@@ -6,7 +6,6 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import type { CursorCodec } from './artifacts/cursor.ts';
 import type { ArtifactStore } from './artifacts/types.ts';
 import { authenticate, type AppEnv } from './auth/middleware.ts';
@@ -14,7 +13,8 @@ import { limitRate } from './auth/shared-rate-limit.ts';
 import type { SharedRateCounts } from './auth/shared-rate-counts.ts';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { DatasourceRegistry } from './datasources/registry.ts';
-import { SluiceError, toSluiceError } from './errors.ts';
+import { SluiceError } from './errors.ts';
+import { failureOf } from './routes/common/failure-of.ts';
 import type { Logger } from './logger.ts';
 import type { QueryService } from './query/query-service.ts';
 import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
@@ -38,6 +38,10 @@ import { requestIds } from './routes/common/request-id.ts';
 import { measureRequests } from './routes/common/http-metrics.ts';
 import type { SluiceMetrics } from './metrics/sluice-metrics.ts';
 import { registerMetricsRoute } from './routes/system/metrics.ts';
+import type { AuditTrail } from './audit/audit-trail.ts';
+import { auditRequests } from './audit/audit-requests.ts';
+import type { AuditPort } from './catalog/ports/audit-port.ts';
+import { registerAdminRoutes } from './routes/admin/handlers.ts';
 
 export interface AppDeps {
   /** Who a request comes from: static tokens, and an identity provider's JWTs when configured. */
@@ -64,6 +68,8 @@ export interface AppDeps {
   log: Logger;
   /** This server's series, and the token GET /metrics asks for (none when undefined). */
   metrics: { series: SluiceMetrics; token: string | undefined };
+  /** Where audited requests are recorded (none: not recorded), and where GET /api/admin/audit reads them. */
+  audit: { trail: AuditTrail | null; port: AuditPort };
 }
 
 function validationError(issues: { path: PropertyKey[]; message: string }[]): SluiceError {
@@ -84,10 +90,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   readJsonBodies(app);
 
   app.onError((error, c) => {
-    let failure: SluiceError;
-    if (error instanceof HTTPException && error.status === 413) failure = new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
-    else if (error instanceof HTTPException && error.status < 500) failure = new SluiceError('VALIDATION_ERROR', 'The request body could not be read: send one JSON object.');
-    else failure = toSluiceError(error);
+    const failure = failureOf(error, deps.bodyLimitBytes);
     if (failure.code === 'INTERNAL') deps.log.error(`${c.req.method} ${c.req.path} failed:`, failure.cause ?? error);
     if (failure.code === 'RATE_LIMITED' && typeof failure.details?.retryAfterSeconds === 'number') {
       c.header('Retry-After', String(failure.details.retryAfterSeconds));
@@ -101,6 +104,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerHealthRoutes(app, deps.readiness);
   registerDocs(app);
   registerConsole(app);
+  // Outside the body limit and authentication, so what they refuse is audited too.
+  const audited = deps.audit.trail === null ? [] : [auditRequests(deps.audit.trail, deps.bodyLimitBytes)];
+  for (const path of ['/api/*', '/mcp']) for (const audit of audited) app.use(path, audit);
   app.use(
     '/api/*',
     bodyLimit({
@@ -134,6 +140,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     log: deps.log,
   });
   registerDatasourceRoutes(app, deps.datasources);
+  registerAdminRoutes(app, deps.audit.port);
   registerMcp(app, {
     registry: deps.datasources,
     queries: deps.queries,

@@ -4,12 +4,16 @@
  * Principal; roles are checked per route with requireRole.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import type { AuditNote } from '../audit/audit-requests.ts';
 import { SluiceError } from '../errors.ts';
 import type { Authenticator } from './authenticator.ts';
 import { hasRole, type Principal, type Role } from './principals.ts';
 
-/** `requestId` is set for every request (routes/common/request-id.ts); `principal` once authenticated. */
-export type AppEnv = { Variables: { principal: Principal; requestId: string } };
+/**
+ * `requestId` is set for every request (routes/common/request-id.ts); `principal` once authenticated;
+ * `audit` on audited routes, for handlers to note what the audit should know (audit/audit-requests.ts).
+ */
+export type AppEnv = { Variables: { principal: Principal; requestId: string; audit: AuditNote } };
 
 export function authenticate(auth: Authenticator): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

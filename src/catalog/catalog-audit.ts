@@ -9,6 +9,7 @@ import type { CatalogDb, Param } from './catalog-db.ts';
 import type { AuditEntry, AuditQuery, RoundResult } from './catalog.ts';
 import { iso, num } from './catalog-rows.ts';
 import type { AuditAction, AuditOutcome } from '../vocabulary.ts';
+import type { ErrorCode } from '../errors.ts';
 
 const COLUMNS = 'id, at, principal, action, route, datasource, sql, artifact_id, outcome, error_code, row_count, byte_count, duration_ms, request_id';
 const WIDTH = 14;
@@ -25,7 +26,7 @@ interface AuditRow {
   sql: string | null;
   artifact_id: string | null;
   outcome: AuditOutcome;
-  error_code: string | null;
+  error_code: ErrorCode | null;
   row_count: number | string | null;
   byte_count: number | string | null;
   duration_ms: number | string | null;

@@ -29,6 +29,13 @@ import { answerOf, type QueryAnswer } from './query-view.ts';
 import { SharedQueries } from './shared-queries.ts';
 import type { SharedQueriesPort } from '../catalog/ports/shared-queries-port.ts';
 import type { ArtifactDecision, EndedQuery } from './query-types.ts';
+import { currentRequestId, currentRoute } from '../runtime/request-scope.ts';
+
+/** The request that submitted a query, taken when it is submitted: the query outlives the answer. */
+interface Origin {
+  requestId: string | null;
+  route: string | null;
+}
 
 
 /**
@@ -101,12 +108,13 @@ export class QueryService {
   async submit(principal: Principal, request: QueryRequest): Promise<QueryRecord> {
     const plan = await planQuery(this.#config, this.#datasources, principal, request);
     // Made before admission, which with replicas records it in the catalog as it takes its slot.
+    const origin: Origin = { requestId: currentRequestId() ?? null, route: currentRoute() ?? null };
     const record = new QueryRecord(`qry_${randomUUID().replaceAll('-', '')}`, principal.id, plan.origins);
     record.completeness = runningCompleteness(null, false, plan.origins);
     const admission = await this.#admit(principal, plan, record);
     this.#submitted++;
     this.#remember(record);
-    record.done = this.#execute(record, plan, admission);
+    record.done = this.#execute(record, plan, admission, origin);
     // Other replicas can answer for it as soon as its id is handed out.
     await this.#shared?.publish(record);
     return record;
@@ -179,7 +187,7 @@ export class QueryService {
     }
   }
 
-  async #execute(record: QueryRecord, plan: Plan, admission: Admission): Promise<void> {
+  async #execute(record: QueryRecord, plan: Plan, admission: Admission, origin: Origin): Promise<void> {
     const abort = new AbortController();
     record.onCancel(() => abort.abort(new SluiceError('QUERY_CANCELLED', 'The query was cancelled.')));
     let release: (() => void) | null = null;
@@ -239,16 +247,21 @@ export class QueryService {
       }
     } finally {
       release?.();
-      this.#tellEnded(record, plan);
+      this.#tellEnded(record, plan, origin);
     }
   }
 
-  #tellEnded(record: QueryRecord, plan: Plan): void {
+  #tellEnded(record: QueryRecord, plan: Plan, origin: Origin): void {
     if (record.state === 'RUNNING') return;
     const ended: EndedQuery = {
       queryId: record.id,
       principal: record.principal,
       datasource: plan.datasource.id,
+      sql: plan.statement.sql,
+      requestId: origin.requestId,
+      route: origin.route,
+      startedAt: new Date(record.startedAt),
+      artifactId: record.artifact?.id ?? null,
       state: record.state,
       errorCode: record.error?.code ?? null,
       rows: record.progress.rowsWritten,

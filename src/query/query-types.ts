@@ -46,6 +46,15 @@ export interface EndedQuery {
   principal: string;
   /** The configured datasource it ran on. */
   datasource: string;
+  /** The statement as it ran. */
+  sql: string;
+  /** The request that submitted it, and that request's route template (unknown outside a request). */
+  requestId: string | null;
+  route: string | null;
+  /** When it was submitted. */
+  startedAt: Date;
+  /** The artifact it made, if it made one. */
+  artifactId: string | null;
   state: Exclude<QueryState, 'RUNNING'>;
   errorCode: ErrorCode | null;
   /** Rows the export took from the database and their bytes as CSV text (what the byte cap measures), also when it failed or was cancelled part way. */

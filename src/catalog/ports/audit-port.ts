@@ -1,4 +1,5 @@
 /** The catalog's audit trail: who did what, shared by every replica, newest first. */
+import type { ErrorCode } from '../../errors.ts';
 import type { AuditAction, AuditOutcome } from '../../vocabulary.ts';
 import type { RoundResult } from './artifacts-port.ts';
 
@@ -14,7 +15,7 @@ export interface AuditEntry {
   sql: string | null;
   artifactId: string | null;
   outcome: AuditOutcome;
-  errorCode: string | null;
+  errorCode: ErrorCode | null;
   rows: number | null;
   bytes: number | null;
   durationMs: number | null;

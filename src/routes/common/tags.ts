@@ -11,6 +11,7 @@ export const API_TAGS = [
   { name: 'Sessions', description: 'Artifacts grouped by session: copy references, retire a session, and usage against quotas.' },
   { name: 'Schema', description: 'Datasources and their tables, views and columns.' },
   { name: 'AI', description: 'Chat about SQL and a read-only agent (analyst role); 503 AI_NOT_CONFIGURED without a model.' },
+  { name: 'Admin', description: 'Workspace-wide records for administrators (admin role): the audit trail.' },
   { name: 'Semantic', description: 'Explores, metric and merge queries compiled to one statement, and saved visualizations (analyst role).' },
 ] as const;
 
