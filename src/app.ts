@@ -39,7 +39,7 @@ import { measureRequests } from './routes/common/http-metrics.ts';
 import type { SluiceMetrics } from './metrics/sluice-metrics.ts';
 import { registerMetricsRoute } from './routes/system/metrics.ts';
 import type { AuditTrail } from './audit/audit-trail.ts';
-import { auditRequests } from './audit/audit-requests.ts';
+import { auditRequests } from './routes/common/audit-requests.ts';
 import type { AuditPort } from './catalog/ports/audit-port.ts';
 import { registerAdminRoutes } from './routes/admin/handlers.ts';
 
@@ -59,9 +59,8 @@ export interface AppDeps {
   aiDeadlineMs: number;
   aiToolMaxChars: number;
   mcpMaxChars: number;
-  rateLimitPerMinute: number;
-  /** Replicas on one catalog count requests together; null in one process. */
-  sharedRateCounts?: SharedRateCounts | null;
+  /** Requests a principal may make per minute; replicas on one catalog count them together (`shared`, null in one process). */
+  rateLimit: { perMinute: number; shared: SharedRateCounts | null };
   /** Whether the server can serve queries now, and what it is waiting for when not. */
   readiness: () => Promise<Readiness>;
   version: string;
@@ -116,9 +115,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       },
     }),
   );
-  app.use('/api/*', authenticate(deps.auth), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'api'));
+  app.use('/api/*', authenticate(deps.auth), limitRate(deps.rateLimit.perMinute, deps.rateLimit.shared, 'api'));
   app.use('/mcp', bodyLimit({ maxSize: deps.bodyLimitBytes, onError: () => { throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`); } }));
-  app.use('/mcp', authenticate(deps.auth), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'mcp'));
+  app.use('/mcp', authenticate(deps.auth), limitRate(deps.rateLimit.perMinute, deps.rateLimit.shared, 'mcp'));
   app.openAPIRegistry.registerComponent('securitySchemes', 'token', { type: 'apiKey', in: 'header', name: 'X-Token' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 

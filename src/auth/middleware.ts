@@ -4,14 +4,19 @@
  * Principal; roles are checked per route with requireRole.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AuditNote } from '../audit/audit-requests.ts';
 import { SluiceError } from '../errors.ts';
 import type { Authenticator } from './authenticator.ts';
 import { hasRole, type Principal, type Role } from './principals.ts';
 
+/** What a handler learnt that the audit of its request should know and the answer's status does not say. */
+export interface AuditNote {
+  rows?: number;
+  datasource?: string;
+}
+
 /**
  * `requestId` is set for every request (routes/common/request-id.ts); `principal` once authenticated;
- * `audit` on audited routes, for handlers to note what the audit should know (audit/audit-requests.ts).
+ * `audit` on audited routes, for handlers to note what the audit should know (routes/common/audit-requests.ts).
  */
 export type AppEnv = { Variables: { principal: Principal; requestId: string; audit: AuditNote } };
 

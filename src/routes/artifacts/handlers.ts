@@ -8,7 +8,7 @@ import type { CursorCodec } from '../../artifacts/cursor.ts';
 import { readArtifactPage } from '../../artifacts/read-page.ts';
 import type { ArtifactMeta, ArtifactStore } from '../../artifacts/types.ts';
 import { ok } from '../common/envelope.ts';
-import { noteAudit } from '../../audit/audit-requests.ts';
+import { noteAudit } from '../common/audit-requests.ts';
 import { aggregateArtifact, deleteArtifact, downloadArtifact, getArtifact, listArtifacts, readArtifact } from './routes.ts';
 
 const DEFAULT_PAGE = 100;

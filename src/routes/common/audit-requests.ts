@@ -4,26 +4,20 @@
  * template, the status and the error (the app's own mapping, failure-of.ts),
  * the principal once authenticated, and what the handler noted (rows of a
  * page); it hands one entry to the trail and returns: nothing waits on the
- * catalog. A query is recorded when it ends (query-entry.ts), with its rows
+ * catalog. A query is recorded when it ends (audit/query-entry.ts), with its rows
  * and duration; here only a query request refused before anything ran.
  * Nothing secret is kept: no header, no token, only the SQL text the
  * caller sent (its own query).
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../auth/middleware.ts';
-import type { Principal } from '../auth/principals.ts';
-import { failureOf } from '../routes/common/failure-of.ts';
-import { routeTemplateOf } from '../routes/common/route-template.ts';
-import { onRoute } from '../runtime/request-scope.ts';
-import type { AuditTrail } from './audit-trail.ts';
-import { artifactIdOf, auditedAction, outcomeOf } from './audited-routes.ts';
-import { boundedSql } from './query-entry.ts';
-
-/** What a handler learnt that the answer's status does not say. */
-export interface AuditNote {
-  rows?: number;
-  datasource?: string;
-}
+import type { AppEnv, AuditNote } from '../../auth/middleware.ts';
+import type { Principal } from '../../auth/principals.ts';
+import { failureOf } from './failure-of.ts';
+import { routeTemplateOf } from './route-template.ts';
+import { onRoute } from '../../runtime/request-scope.ts';
+import type { AuditTrail } from '../../audit/audit-trail.ts';
+import { artifactIdOf, auditedAction, outcomeOf } from '../../audit/audited-routes.ts';
+import { boundedSql } from '../../audit/query-entry.ts';
 
 /** Adds to the request's audit entry; a no-op where the request is not audited. */
 export function noteAudit(c: Context<AppEnv>, facts: AuditNote): void {
