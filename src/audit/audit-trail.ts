@@ -28,6 +28,14 @@ const BATCH = 500;
 const FLUSH_MS = 500;
 const DROP_LOG_MS = 60_000;
 
+/**
+ * Unique across replicas, and in the order entries were taken: the catalog's key index then grows at its
+ * end instead of at random places (measured: random ids made each batch slower as the trail grew).
+ */
+function entryId(): string {
+  return `${Date.now().toString(36).padStart(9, '0')}-${randomUUID()}`;
+}
+
 export class AuditTrail {
   readonly #port: AuditPort;
   readonly #log: Logger;
@@ -63,7 +71,7 @@ export class AuditTrail {
 
   /** Takes an entry; never throws, never waits. */
   record(record: AuditRecord): void {
-    this.#queue.push({ id: randomUUID(), ...record });
+    this.#queue.push({ id: entryId(), ...record });
     this.#trim();
     if (this.#timer !== null && this.#queue.length >= this.#batch && this.#flushing === null && this.#healthy) void this.flush();
   }
