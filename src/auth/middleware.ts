@@ -10,8 +10,8 @@ import { hasRole, type Principal, type Role } from './principals.ts';
 
 /** What a handler learnt that the audit of its request should know and the answer's status does not say. */
 export interface AuditNote {
+  /** The rows a page or an aggregate answered. */
   rows?: number;
-  datasource?: string;
 }
 
 /**

@@ -61,7 +61,7 @@ export function auditRequests(trail: AuditTrail, bodyLimitBytes: number): Middle
       principal,
       action,
       route,
-      datasource: query?.datasource ?? note.datasource ?? null,
+      datasource: query?.datasource ?? null,
       sql: query?.sql ?? null,
       artifactId: action === 'sign_in' ? null : artifactIdOf(route, c.req.path),
       outcome: outcomeOf(status, errorCode),
