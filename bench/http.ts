@@ -15,6 +15,7 @@ import { BLOCK_ROWS } from '../src/artifacts/store/page-reads.ts';
 import { quoteLiteral } from '../src/columns/column-plan.ts';
 import type { Row, Section } from './lib/report.ts';
 import { freshPages } from './lib/fresh-pages.ts';
+import { auditPages } from './lib/audit-pages.ts';
 import { partFiles } from './lib/part-files.ts';
 import { ratio } from './lib/stats.ts';
 import { PRINCIPAL, runExport, startBenchSluice, TOKEN } from './lib/sluice.ts';
@@ -84,7 +85,8 @@ export async function httpSection(log: (line: string) => void): Promise<Section>
   const duck = await duckInstance.connect();
   try {
     log(`http: exporting a ${ROWS.toLocaleString('en-US')}-row artifact`);
-    const made = await runExport(s, `select g::int8 as id, md5(g::text) as h, (g % 1000)::int4 as score, now()::timestamptz as at from generate_series(1, ${ROWS}) g`);
+    const exportSql = `select g::int8 as id, md5(g::text) as h, (g % 1000)::int4 as score, now()::timestamptz as at from generate_series(1, ${ROWS}) g`;
+    const made = await runExport(s, exportSql);
     if (made.rows !== ROWS) throw new Error(`http: the artifact holds ${made.rows} rows`);
     const artifact = made.artifactId;
     const files = partFiles(s.dataDir);
@@ -151,6 +153,10 @@ export async function httpSection(log: (line: string) => void): Promise<Section>
     const duckDeep = await duckLoop(() => duck.runAndReadAll(`SELECT * FROM ${all} LIMIT ${PAGE} OFFSET ${CURSOR_AT}`));
     const duckAggregate = await duckLoop(() => duck.runAndReadAll(`SELECT score, count(*), sum(id) FROM ${all} GROUP BY score ORDER BY score LIMIT 10`));
 
+    // The same fresh pages against a server without the audit trail, interleaved with this one's.
+    const off = await startBenchSluice({}, { audit: false });
+    const audit = await auditPages(s, artifact, off, exportSql, ROWS, PAGE, load, log).finally(() => off.stop());
+
     const loads = { health, first, cursorPage, distinct, readers, aggregate, aggregateFresh };
     const errors = Object.values(loads).reduce((n, l) => n + l.errors + l.non2xx, 0);
     const vsBare = (a: Load) => `${ratio(a.rps / base.rps)} (${a.rps.toFixed(0)} vs ${base.rps.toFixed(0)} req/s), p99 ${a.p99} ms vs ${base.p99} ms`;
@@ -193,6 +199,7 @@ export async function httpSection(log: (line: string) => void): Promise<Section>
         measured: `${ratio(aggregateFresh.rps / duckAggregate)} (${aggregateFresh.rps.toFixed(0)} vs ${duckAggregate.toFixed(0)}/s), p99 ${aggregateFresh.p99} ms`,
         held: null,
       },
+      ...audit.rows,
       { figure: 'Errors and non-2xx answers', target: 'none', measured: `${errors} (${Object.entries(loads).map(([k, l]) => `${k} ${l.errors}+${l.non2xx}`).join(', ')})`, held: errors === 0 },
     ];
     return {
@@ -201,6 +208,7 @@ export async function httpSection(log: (line: string) => void): Promise<Section>
       notes: [
         `Artifact: ${ROWS.toLocaleString('en-US')} rows × 4 columns in ${files.length} Parquet parts. Bare Hono: ${base.rps.toFixed(0)} req/s, p99 ${base.p99} ms. autocannon runs in the same process as Sluice and the bare route, so it takes CPU from both alike.`,
         `DuckDB direct (this process, threads=2, one connection, ${SECONDS} s loops): first page over all parts ${duckFirst.toFixed(0)}/s; first page of one part ${duckPart.toFixed(0)}/s; LIMIT ${PAGE} OFFSET ${CURSOR_AT} over all parts ${duckDeep.toFixed(0)}/s; the aggregate ${duckAggregate.toFixed(0)}/s.`,
+        ...audit.notes,
         `Each request of "cursor pages, each one different" carries a cursor signed for another offset (7919 pages apart, wrapping), so none is a repeat of one served before and each reads the Parquet. The first page, the cursor page and the aggregate repeat one request, so after the first they are answered from the page cache (authorized against the catalog each time). The readers (${followed} pages answered) each start at their own offset and follow nextCursor, as a client paging through a result does: a page that follows the one before is cut from a block of ${BLOCK_ROWS} rows read once.`,
       ],
     };

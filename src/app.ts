@@ -6,7 +6,6 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import type { CursorCodec } from './artifacts/cursor.ts';
 import type { ArtifactStore } from './artifacts/types.ts';
 import { authenticate, type AppEnv } from './auth/middleware.ts';
@@ -14,7 +13,8 @@ import { limitRate } from './auth/shared-rate-limit.ts';
 import type { SharedRateCounts } from './auth/shared-rate-counts.ts';
 import type { Authenticator } from './auth/authenticator.ts';
 import type { DatasourceRegistry } from './datasources/registry.ts';
-import { SluiceError, toSluiceError } from './errors.ts';
+import { SluiceError } from './errors.ts';
+import { failureOf } from './routes/common/failure-of.ts';
 import type { Logger } from './logger.ts';
 import type { QueryService } from './query/query-service.ts';
 import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
@@ -41,6 +41,10 @@ import { requestIds } from './routes/common/request-id.ts';
 import { measureRequests } from './routes/common/http-metrics.ts';
 import type { SluiceMetrics } from './metrics/sluice-metrics.ts';
 import { registerMetricsRoute } from './routes/system/metrics.ts';
+import type { AuditTrail } from './audit/audit-trail.ts';
+import { auditRequests } from './routes/common/audit-requests.ts';
+import type { AuditPort } from './catalog/ports/audit-port.ts';
+import { registerAdminRoutes } from './routes/admin/handlers.ts';
 
 export interface AppDeps {
   /** Who a request comes from: static tokens, and an identity provider's JWTs when configured. */
@@ -60,14 +64,15 @@ export interface AppDeps {
   aiDeadlineMs: number;
   aiToolMaxChars: number;
   mcpMaxChars: number;
-  rateLimitPerMinute: number;
-  /** Replicas on one catalog count requests together; null in one process. */
-  sharedRateCounts?: SharedRateCounts | null;
+  /** Requests a principal may make per minute; replicas on one catalog count them together (`shared`, null in one process). */
+  rateLimit: { perMinute: number; shared: SharedRateCounts | null };
   /** Whether the server can serve queries now, and what it is waiting for when not. */
   readiness: () => Promise<Readiness>;
   log: Logger;
   /** This server's series, and the token GET /metrics asks for (none when undefined). */
   metrics: { series: SluiceMetrics; token: string | undefined };
+  /** Where audited requests are recorded (none: not recorded), and where GET /api/admin/audit reads them. */
+  audit: { trail: AuditTrail | null; port: AuditPort };
 }
 
 const SESSION_IMPORT_PATH = /^\/api\/sessions\/[^/]+\/import$/;
@@ -90,10 +95,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   readJsonBodies(app);
 
   app.onError((error, c) => {
-    let failure: SluiceError;
-    if (error instanceof HTTPException && error.status === 413) failure = new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
-    else if (error instanceof HTTPException && error.status < 500) failure = new SluiceError('VALIDATION_ERROR', 'The request body could not be read: send one JSON object.');
-    else failure = toSluiceError(error);
+    const failure = failureOf(error, deps.bodyLimitBytes);
     if (failure.code === 'INTERNAL') deps.log.error(`${c.req.method} ${c.req.path} failed:`, failure.cause ?? error);
     if (failure.code === 'RATE_LIMITED' && typeof failure.details?.retryAfterSeconds === 'number') {
       c.header('Retry-After', String(failure.details.retryAfterSeconds));
@@ -107,6 +109,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   registerHealthRoutes(app, deps.readiness);
   registerDocs(app);
   registerConsole(app);
+  // Outside the body limit and authentication, so what they refuse is audited too.
+  const audited = deps.audit.trail === null ? [] : [auditRequests(deps.audit.trail, deps.bodyLimitBytes)];
+  for (const path of ['/api/*', '/mcp']) for (const audit of audited) app.use(path, audit);
   const apiBodyLimit = bodyLimit({
     maxSize: deps.bodyLimitBytes,
     onError: () => {
@@ -115,9 +120,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   // A session import streams its bundle under its own, larger limit, counted by the import itself.
   app.use('/api/*', (c, next) => (c.req.method === 'POST' && SESSION_IMPORT_PATH.test(c.req.path) ? next() : apiBodyLimit(c, next)));
-  app.use('/api/*', authenticate(deps.auth), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'api'));
+  app.use('/api/*', authenticate(deps.auth), limitRate(deps.rateLimit.perMinute, deps.rateLimit.shared, 'api'));
   app.use('/mcp', bodyLimit({ maxSize: deps.bodyLimitBytes, onError: () => { throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`); } }));
-  app.use('/mcp', authenticate(deps.auth), limitRate(deps.rateLimitPerMinute, deps.sharedRateCounts ?? null, 'mcp'));
+  app.use('/mcp', authenticate(deps.auth), limitRate(deps.rateLimit.perMinute, deps.rateLimit.shared, 'mcp'));
   app.openAPIRegistry.registerComponent('securitySchemes', 'token', { type: 'apiKey', in: 'header', name: 'X-Token' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 
@@ -140,6 +145,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     log: deps.log,
   });
   registerDatasourceRoutes(app, deps.datasources);
+  registerAdminRoutes(app, deps.audit.port);
   registerMcp(app, {
     registry: deps.datasources,
     queries: deps.queries,

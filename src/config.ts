@@ -71,6 +71,8 @@ export interface ServerSettings {
   modelsDir: string;
   /** The token GET /metrics asks for; unset: /metrics needs none. */
   metricsToken: string | undefined;
+  /** Days an audit entry is kept before retention rounds purge it. */
+  auditRetentionDays: number;
 }
 
 /** The caps every query runs under, and the threads that run them. */
@@ -282,6 +284,7 @@ export function loadConfig(env: Env): Config {
     },
     modelsDir: env.SLUICE_MODELS_DIR || './models',
     metricsToken: metricsToken(env),
+    auditRetentionDays: int(env, 'SLUICE_AUDIT_RETENTION_DAYS', 90, 1, 36_500),
     aiMaxIters: int(env, 'SLUICE_AI_MAX_ITERS', 10, 1, 100),
     aiDeadlineMs: int(env, 'SLUICE_AI_DEADLINE_MS', 90_000, 1_000, 3_600_000),
     aiToolMaxChars: int(env, 'SLUICE_AI_TOOL_MAX_CHARS', 20_000, 1_000, 10_000_000),

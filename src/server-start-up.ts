@@ -13,6 +13,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from './datasources/post
 import type { DatasourceRegistry } from './datasources/registry.ts';
 import type { WorkerPool } from './worker/worker-pool.ts';
 import { adoptSharedSecrets, type ServerAccess } from './server-access.ts';
+import type { AuditRetention } from './audit/audit-retention.ts';
 
 /** What start-up has reached, and whether stop() has begun. */
 export interface StartProgress {
@@ -33,6 +34,8 @@ export interface StartUpParts {
   stored: OpenedStore;
   collector: Collector;
   historyPurger: HistoryPurger;
+  /** The audit trail's retention rounds (null: no audit). */
+  audit: { retention: AuditRetention } | null;
   access: ServerAccess;
   tokensConfigured: boolean;
   progress: StartProgress;
@@ -56,6 +59,7 @@ export async function finishStartUp(parts: StartUpParts): Promise<void> {
   void stored.store.sweepScratch().catch((e: unknown) => parts.log(`Could not clean staged files: ${(e as Error).message}`));
   parts.collector.start();
   parts.historyPurger.start();
+  parts.audit?.retention.start();
 }
 
 async function startDatasources({ embeddedWanted, dataDir, log, registry, progress }: StartUpParts): Promise<void> {

@@ -15,6 +15,8 @@ import type { WorkerPool } from './worker/worker-pool.ts';
 import type { RunningServer } from './runtime/serve.ts';
 import type { VisualizationStore } from './semantic/visualization-store.ts';
 import type { StartProgress } from './server-start-up.ts';
+import type { AuditRetention } from './audit/audit-retention.ts';
+import type { AuditTrail } from './audit/audit-trail.ts';
 
 export interface RunningParts {
   progress: StartProgress;
@@ -30,18 +32,22 @@ export interface RunningParts {
   registry: DatasourceRegistry;
   store: Store;
   visualizations: VisualizationStore;
+  audit: { trail: AuditTrail; retention: AuditRetention } | null;
 }
 
 export async function stopSluice(parts: RunningParts): Promise<void> {
   parts.progress.stopping = true;
   parts.collector.stop();
   parts.historyPurger.stop();
+  parts.audit?.retention.stop();
   // Running statements are cancelled on the database before the workers that run them stop.
   await parts.queries.cancelAll();
   await parts.server.close();
   await parts.sharedRateCounts?.stop();
   // The ends of the queries just cancelled are written to the history before the catalog closes.
   await parts.history.flush();
+  // Every answer has gone and every query has ended: what they recorded goes to the catalog before it closes.
+  await parts.audit?.trail.stop();
   await Promise.allSettled([parts.queryPool.close(), parts.readPool.close()]);
   await parts.registry.close();
   // Nothing runs on the store any more, and closing it ends start-up's wait for the catalog.

@@ -36,6 +36,10 @@ import { addScrapedMetrics, type ScrapeSources } from './metrics/scraped-metrics
 import { loadAccess, type ServerAccess } from './server-access.ts';
 import { finishStartUp, readyUnlessStopped, type StartProgress } from './server-start-up.ts';
 import { stopSluice, type RunningParts } from './server-stop.ts';
+import { AuditTrail } from './audit/audit-trail.ts';
+import { AuditRetention } from './audit/audit-retention.ts';
+import { queryEntry } from './audit/query-entry.ts';
+import type { AuditPort } from './catalog/ports/audit-port.ts';
 
 const QUERY_WORKER = new URL('../workers/query-worker.ts', import.meta.url);
 
@@ -58,6 +62,10 @@ export interface Sluice {
 export interface StartSeams {
   /** The query pool's worker entry, so a test can give it workers that crash or fail to load. */
   queryWorker?: URL;
+  /** False: no audit trail is recorded (the baseline a benchmark compares the audit's cost against). */
+  audit?: boolean;
+  /** The most audit entries held while the catalog cannot take them (a test fills it with a few). */
+  auditQueue?: number;
 }
 
 export async function startSluice(config: Config, logger: Logger = consoleLogger, seams: StartSeams = {}): Promise<Sluice> {
@@ -71,18 +79,18 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   // What works on behalf of requests names the request in its log lines; pools and connections do not (see withRequestIds).
   const stored = openArtifactStore(config, dataDir, withRequestIds(logger), readPool);
   const metrics = new SluiceMetrics();
-  const services = buildServices(config, logger, { registry, queryPool, stored, explores, dataDir, shareSecrets: access.shareSecrets, metrics });
+  const services = buildServices(config, logger, { registry, queryPool, stored, explores, dataDir, shareSecrets: access.shareSecrets, metrics, seams });
   addScrapedMetrics(metrics.registry, scrapeSources(queryPool, readPool, stored, services.collector));
   const progress: StartProgress = { datasourcesUp: false, stopping: false, embedded: null };
   const readiness = readinessCheck(progress, registry, queryPool, stored);
-  const app = buildApp(config, withRequestIds(logger), { access, registry, store: stored.store, services, readiness, metrics });
+  const app = buildApp(config, withRequestIds(logger), { access, registry, store: stored.store, services, readiness, metrics, catalog: stored.catalog.catalog });
   const server = await serve(app.fetch, config.port, config.host);
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${server.port}`;
-  const { collector, historyPurger, queries, history, sharedRateCounts, visualizations } = services;
+  const { collector, historyPurger, queries, history, sharedRateCounts, visualizations, audit } = services;
   const tokensConfigured = config.tokens !== undefined;
   // Listening already: the rest of start-up runs behind it, and stop() may come at any point of it.
-  const startUp = finishStartUp({ dataDir, log, embeddedWanted, registry, queryPool, readPool, stored, collector, historyPurger, access, tokensConfigured, progress });
-  const running: RunningParts = { progress, startUp, server, collector, historyPurger, queries, history, sharedRateCounts, queryPool, readPool, registry, store: stored.store, visualizations };
+  const startUp = finishStartUp({ dataDir, log, embeddedWanted, registry, queryPool, readPool, stored, collector, historyPurger, audit, access, tokensConfigured, progress });
+  const running: RunningParts = { progress, startUp, server, collector, historyPurger, queries, history, sharedRateCounts, queryPool, readPool, registry, store: stored.store, visualizations, audit };
   return {
     url,
     port: server.port,
@@ -141,6 +149,7 @@ interface Services {
   semantic: SemanticService;
   visualizations: VisualizationStore;
   sharedRateCounts: SharedRateCounts | null;
+  audit: { trail: AuditTrail; retention: AuditRetention } | null;
 }
 
 interface ServiceParts {
@@ -151,9 +160,10 @@ interface ServiceParts {
   dataDir: string;
   shareSecrets: boolean;
   metrics: SluiceMetrics;
+  seams: StartSeams;
 }
 
-function buildServices(config: Config, logger: Logger, { registry, queryPool, stored, explores, dataDir, shareSecrets, metrics }: ServiceParts): Services {
+function buildServices(config: Config, logger: Logger, { registry, queryPool, stored, explores, dataDir, shareSecrets, metrics, seams }: ServiceParts): Services {
   const { store, catalog, replica } = stored;
   // With a shared catalog, running queries are published there so any replica can poll and cancel them.
   const queries = new QueryService(config, registry, store, queryPool, withRequestIds(logger), shareSecrets ? { catalog: catalog.catalog, replica } : undefined);
@@ -168,7 +178,18 @@ function buildServices(config: Config, logger: Logger, { registry, queryPool, st
   const visualizations = shareSecrets ? catalogVisualizations(catalog.catalog) : localVisualizations(dataDir);
   const sharedRateCounts = shareSecrets ? new SharedRateCounts(catalog.catalog, logger) : null;
   sharedRateCounts?.start();
-  return { queries, history, historyPurger, collector, semantic, visualizations, sharedRateCounts };
+  const audit = seams.audit === false ? null : buildAudit(config, logger, stored, seams);
+  if (audit !== null) queries.onEnded((ended) => audit.trail.record(queryEntry(ended)));
+  return { queries, history, historyPurger, collector, semantic, visualizations, sharedRateCounts, audit };
+}
+
+/** The audit trail, in the catalog every replica shares, and the rounds that keep it within its retention. */
+function buildAudit(config: Config, logger: Logger, { catalog, replica }: OpenedStore, seams: StartSeams): Services['audit'] {
+  const trail = new AuditTrail(catalog.catalog, logger, seams.auditQueue === undefined ? {} : { maxQueued: seams.auditQueue });
+  // Writing starts at once: entries of requests answered before the catalog opens wait for it in the queue.
+  trail.start();
+  const retention = new AuditRetention(catalog.catalog, { replica, retentionDays: config.auditRetentionDays, log: (line) => logger.info(line) });
+  return { trail, retention };
 }
 
 /**
@@ -197,6 +218,8 @@ interface AppParts {
   access: ServerAccess;
   registry: DatasourceRegistry;
   store: OpenedStore['store'];
+  /** The catalog (open or not yet), where the audit trail is read. */
+  catalog: AuditPort;
   services: Services;
   readiness: () => Promise<Readiness>;
   metrics: SluiceMetrics;
@@ -216,7 +239,7 @@ function scrapeSources(queryPool: WorkerPool, readPool: WorkerPool, { store }: O
   };
 }
 
-function buildApp(config: Config, logger: Logger, { access, registry, store, services, readiness, metrics }: AppParts): OpenAPIHono<AppEnv> {
+function buildApp(config: Config, logger: Logger, { access, registry, store, services, readiness, metrics, catalog }: AppParts): OpenAPIHono<AppEnv> {
   return createApp({
     auth: access.auth,
     datasources: registry,
@@ -233,10 +256,10 @@ function buildApp(config: Config, logger: Logger, { access, registry, store, ser
     aiDeadlineMs: config.aiDeadlineMs,
     aiToolMaxChars: config.aiToolMaxChars,
     mcpMaxChars: config.mcpMaxChars,
-    rateLimitPerMinute: config.rateLimitPerMinute,
-    sharedRateCounts: services.sharedRateCounts,
+    rateLimit: { perMinute: config.rateLimitPerMinute, shared: services.sharedRateCounts },
     readiness,
     log: logger,
     metrics: { series: metrics, token: config.metricsToken },
+    audit: { trail: services.audit?.trail ?? null, port: catalog },
   });
 }

@@ -146,3 +146,14 @@ export type BundleRejection = (typeof BUNDLE_REJECTIONS)[number];
 /** What a store check found wrong with one stored part. */
 export const PART_PROBLEMS = ['missing', 'corrupt', 'orphaned'] as const;
 export type PartProblem = (typeof PART_PROBLEMS)[number];
+/** What an audit entry records (`action` of GET /api/admin/audit). */
+export const AUDIT_ACTIONS = ['query', 'read', 'aggregate', 'download', 'delete', 'agent', 'chat', 'semantic', 'sign_in'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * How an audited request ended: `ok`; `refused`, Sluice declined it before doing the work (the caller's
+ * identity, rights, input or limits: every 4xx but the query's own outcomes); `failed`, the work was
+ * attempted and did not complete (SQL_ERROR, QUERY_TIMEOUT, QUERY_CANCELLED, and every 5xx).
+ */
+export const AUDIT_OUTCOMES = ['ok', 'refused', 'failed'] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];

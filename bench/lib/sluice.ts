@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { startSluice, type Sluice } from '../../src/server.ts';
+import { startSluice, type Sluice, type StartSeams } from '../../src/server.ts';
 import { DATABASE_URL } from './tables.ts';
 import { quietLogger } from '../../src/logger.ts';
 
@@ -23,7 +23,7 @@ export interface BenchSluice {
   stop(): Promise<void>;
 }
 
-export async function startBenchSluice(env: Record<string, string> = {}): Promise<BenchSluice> {
+export async function startBenchSluice(env: Record<string, string> = {}, seams: StartSeams = {}): Promise<BenchSluice> {
   const dataDir = mkdtempSync(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'sluice-bench-'));
   const config = loadConfig({
     DATABASE_URL,
@@ -39,7 +39,7 @@ export async function startBenchSluice(env: Record<string, string> = {}): Promis
     SLUICE_RATE_LIMIT_PER_MINUTE: '10000000',
     ...env,
   });
-  const sluice = await startSluice(config, quietLogger);
+  const sluice = await startSluice(config, quietLogger, seams);
   await sluice.ready;
   const secrets = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as { cursorKey: string };
   return {

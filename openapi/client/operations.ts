@@ -37,5 +37,6 @@ export const OPERATIONS = {
   listDatasources: { method: 'GET', path: '/api/datasources' },
   listTables: { method: 'GET', path: '/api/datasources/{id}/tables' },
   describeTable: { method: 'GET', path: '/api/datasources/{id}/tables/{table}' },
+  listAudit: { method: 'GET', path: '/api/admin/audit' },
   getMetrics: { method: 'GET', path: '/metrics' },
 } as const;

@@ -557,6 +557,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail, newest first (admin role)
+         * @description Every query, read, aggregate, download, delete, agent, chat and semantic request, and every refused sign-in, as every replica recorded it. Entries are written in batches off the request path, so the newest may show a moment later; a query’s entry is written when it ends. Kept SLUICE_AUDIT_RETENTION_DAYS days (default 90).
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -1335,6 +1355,45 @@ export interface components {
                     columns: string[];
                 };
             }[];
+        };
+        AuditEnvelope: {
+            /** @enum {boolean} */
+            success: true;
+            summary: string;
+            data: {
+                items: components["schemas"]["AuditEntry"][];
+                /** @description Null on the last page. */
+                nextCursor: string | null;
+            };
+            errorCode: null;
+        };
+        AuditEntry: {
+            /** @description When the request arrived (ISO 8601); a query’s entry is written when it ends. */
+            at: string;
+            /** @description Null for a refused sign-in. */
+            principal: string | null;
+            /** @enum {string} */
+            action: "query" | "read" | "aggregate" | "download" | "delete" | "agent" | "chat" | "semantic" | "sign_in";
+            /** @description The route template (`/api/artifacts/:id/read`), never the concrete path. */
+            route: string;
+            datasource: string | null;
+            /** @description A query’s SQL text as it ran (cut past 10000 characters). */
+            sql: string | null;
+            artifactId: string | null;
+            /**
+             * @description `ok`; `refused`: answered without doing the work (a 4xx: identity, rights, input, quota, limits); `failed`: the work was attempted and did not complete (SQL_ERROR, QUERY_TIMEOUT, QUERY_CANCELLED, every 5xx).
+             * @enum {string}
+             */
+            outcome: "ok" | "refused" | "failed";
+            /** @enum {string|null} */
+            errorCode: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "PAYLOAD_TOO_LARGE" | "READ_ONLY_VIOLATION" | "SQL_ERROR" | "QUERY_TIMEOUT" | "QUERY_CANCELLED" | "INVALID_CURSOR" | "CURSOR_EXPIRED" | "ARTIFACT_EXPIRED" | "UNSUPPORTED_CAPABILITY" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "AI_NOT_CONFIGURED" | "AI_UPSTREAM_ERROR" | "SEMANTIC_VALIDATION_ERROR" | "STORAGE_UNAVAILABLE" | "ARTIFACT_CORRUPT" | "DATASOURCE_UNAVAILABLE" | "INTERNAL" | null;
+            /** @description A query’s rows read from the database; the rows a page or aggregate answered. */
+            rows: number | null;
+            /** @description A query’s bytes (as CSV text, what the byte cap measures). */
+            bytes: number | null;
+            durationMs: number | null;
+            /** @description The X-Request-Id of the request; an agent’s or semantic request’s queries share it. */
+            requestId: string | null;
         };
     };
     responses: never;
@@ -4584,6 +4643,99 @@ export interface operations {
                 };
             };
             /** @description `INTERNAL`: The datasource is still starting (the embedded database seeds its sample data on first start); retry in a few seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1..500 (default 100). */
+                limit?: number;
+                /** @description The nextCursor of the previous page, as given. */
+                cursor?: string;
+                /** @description Only this principal’s entries. */
+                principal?: string;
+                action?: "query" | "read" | "aggregate" | "download" | "delete" | "agent" | "chat" | "semantic" | "sign_in";
+                /** @description Only entries at or after this instant (ISO 8601). */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEnvelope"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: Missing or unknown token, or a JWT that failed verification (the sentence names the check). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `FORBIDDEN`: The token’s role does not allow this route. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Too many requests; retry after the time in Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL`: An unexpected server error; nothing about it is leaked. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `STORAGE_UNAVAILABLE`: The artifact catalog or the artifact bytes cannot be reached; retryable. */
             503: {
                 headers: {
                     [name: string]: unknown;

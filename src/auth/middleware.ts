@@ -8,8 +8,17 @@ import { SluiceError } from '../errors.ts';
 import type { Authenticator } from './authenticator.ts';
 import { hasRole, type Principal, type Role } from './principals.ts';
 
-/** `requestId` is set for every request (routes/common/request-id.ts); `principal` once authenticated. */
-export type AppEnv = { Variables: { principal: Principal; requestId: string } };
+/** What a handler learnt that the audit of its request should know and the answer's status does not say. */
+export interface AuditNote {
+  /** The rows a page or an aggregate answered. */
+  rows?: number;
+}
+
+/**
+ * `requestId` is set for every request (routes/common/request-id.ts); `principal` once authenticated;
+ * `audit` on audited routes, for handlers to note what the audit should know (routes/common/audit-requests.ts).
+ */
+export type AppEnv = { Variables: { principal: Principal; requestId: string; audit: AuditNote } };
 
 export function authenticate(auth: Authenticator): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

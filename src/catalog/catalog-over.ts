@@ -5,6 +5,7 @@
  */
 import type { Catalog, CatalogOptions } from './catalog.ts';
 import { admitQuery } from './catalog-admission.ts';
+import { appendAudit, listAudit, purgeAudit } from './catalog-audit.ts';
 import { commitArtifact } from './catalog-commit.ts';
 import { dropBlob, expireRound, purgeTombstones, unreferencedBlobs } from './catalog-collection.ts';
 import { releaseLease, renewLease, sharedSecret, tryLease } from './catalog-leases.ts';
@@ -62,6 +63,9 @@ export function catalogOver(db: CatalogDb, options: CatalogOptions): Catalog {
     listHistory: (principal, request) => listHistory(db, principal, request),
     abandonHistory: (submittedBefore, at, limit) => abandonHistory(db, submittedBefore, at, limit),
     purgeHistory: (olderThan, limit) => purgeHistory(db, olderThan, limit),
+    appendAudit: (entries) => appendAudit(db, entries),
+    listAudit: (query) => listAudit(db, query),
+    purgeAudit: (olderThan, limit) => purgeAudit(db, olderThan, limit),
     maintain: () => db.maintain(),
     close: () => db.close(),
   };

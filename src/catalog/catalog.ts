@@ -1,7 +1,7 @@
 /**
  * The catalog: everything the server keeps apart from artifact bytes, as
  * one port per concern (artifacts, shared queries, query history, request
- * counts, visualizations, leases and secrets), so each user depends on the port it
+ * counts, visualizations, the audit trail, leases and secrets), so each user depends on the port it
  * needs. One implementation is SQLite in the data dir (one process), the
  * other PostgreSQL shared by every replica; both run the same statements
  * (catalog-*.ts) and pass one contract suite. Every change of what the
@@ -10,6 +10,7 @@
  * start-up ever has to add anything up.
  */
 import type { ArtifactsPort } from './ports/artifacts-port.ts';
+import type { AuditPort } from './ports/audit-port.ts';
 import type { LeasesPort } from './ports/leases-port.ts';
 import type { QueryHistoryPort } from './ports/query-history-port.ts';
 import type { RequestCountsPort } from './ports/request-counts-port.ts';
@@ -17,6 +18,7 @@ import type { SharedQueriesPort } from './ports/shared-queries-port.ts';
 import type { VisualizationsPort } from './ports/visualizations-port.ts';
 
 export type * from './ports/artifacts-port.ts';
+export type * from './ports/audit-port.ts';
 export type * from './ports/leases-port.ts';
 export type * from './ports/query-history-port.ts';
 export type * from './ports/request-counts-port.ts';
@@ -32,7 +34,7 @@ export interface CatalogLifecycle {
   close(): Promise<void>;
 }
 
-export interface Catalog extends CatalogLifecycle, ArtifactsPort, SharedQueriesPort, RequestCountsPort, VisualizationsPort, LeasesPort, QueryHistoryPort {}
+export interface Catalog extends CatalogLifecycle, ArtifactsPort, SharedQueriesPort, RequestCountsPort, VisualizationsPort, LeasesPort, QueryHistoryPort, AuditPort {}
 
 export interface CatalogOptions {
   principalQuotaBytes: number;

@@ -31,6 +31,13 @@ import { answerOf, type QueryAnswer } from './query-view.ts';
 import { SharedQueries } from './shared-queries.ts';
 import type { SharedQueriesPort } from '../catalog/ports/shared-queries-port.ts';
 import type { ArtifactDecision, EndedQuery, StartedQuery } from './query-types.ts';
+import { currentRequestId, currentRoute } from '../runtime/request-scope.ts';
+
+/** The request that submitted a query, taken when it is submitted: the query outlives the answer. */
+interface Origin {
+  requestId: string | null;
+  route: string | null;
+}
 
 
 /**
@@ -109,13 +116,14 @@ export class QueryService {
   async submit(principal: Principal, request: QueryRequest): Promise<QueryRecord> {
     const plan = await planQuery(this.#config, this.#datasources, principal, request);
     // Made before admission, which with replicas records it in the catalog as it takes its slot.
+    const origin: Origin = { requestId: currentRequestId() ?? null, route: currentRoute() ?? null };
     const record = new QueryRecord(`qry_${randomUUID().replaceAll('-', '')}`, principal.id, plan.origins);
     record.completeness = runningCompleteness(null, false, plan.origins);
     const admission = await this.#admit(principal, plan, record);
     this.#submitted++;
     this.#remember(record);
     this.#tell(this.#startWatchers, record, this.#started(record, plan, request.sql));
-    record.done = this.#execute(record, plan, admission, request.sql);
+    record.done = this.#execute(record, plan, admission, request.sql, origin);
     // Other replicas can answer for it as soon as its id is handed out.
     await this.#shared?.publish(record);
     return record;
@@ -188,7 +196,7 @@ export class QueryService {
     }
   }
 
-  async #execute(record: QueryRecord, plan: Plan, admission: Admission, sql: string): Promise<void> {
+  async #execute(record: QueryRecord, plan: Plan, admission: Admission, sql: string, origin: Origin): Promise<void> {
     const abort = new AbortController();
     record.onCancel(() => abort.abort(new SluiceError('QUERY_CANCELLED', 'The query was cancelled.')));
     let release: (() => void) | null = null;
@@ -248,7 +256,7 @@ export class QueryService {
       }
     } finally {
       release?.();
-      this.#tellEnded(record, plan, sql);
+      this.#tellEnded(record, plan, sql, origin);
     }
   }
 
@@ -256,11 +264,13 @@ export class QueryService {
     return { queryId: record.id, principal: record.principal, datasource: plan.datasource.id, sql, submittedAt: new Date(record.startedAt).toISOString() };
   }
 
-  #tellEnded(record: QueryRecord, plan: Plan, sql: string): void {
+  #tellEnded(record: QueryRecord, plan: Plan, sql: string, origin: Origin): void {
     if (record.state === 'RUNNING') return;
     const finishedAt = record.finishedAt ?? Date.now();
     const ended: EndedQuery = {
       ...this.#started(record, plan, sql),
+      requestId: origin.requestId,
+      route: origin.route,
       state: record.state,
       errorCode: record.error?.code ?? null,
       rows: record.progress.rowsWritten,

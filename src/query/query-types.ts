@@ -51,8 +51,11 @@ export interface StartedQuery {
   submittedAt: string;
 }
 
-/** A query that has ended, as told to whoever watches the query use-case (metrics; an audit; the history). */
+/** A query that has ended, as told to whoever watches the query use-case (metrics; the audit; the history). */
 export interface EndedQuery extends StartedQuery {
+  /** The request that submitted it, and that request's route template (unknown outside a request). */
+  requestId: string | null;
+  route: string | null;
   state: Exclude<QueryState, 'RUNNING'>;
   errorCode: ErrorCode | null;
   /** Rows the export took from the database and their bytes as CSV text (what the byte cap measures), also when it failed or was cancelled part way. */

@@ -4,7 +4,7 @@
  * exact counters, never just "something changed".
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Catalog, HistoryEntry } from '../../src/catalog/catalog.ts';
+import type { AuditEntry, AuditPosition, Catalog, HistoryEntry } from '../../src/catalog/catalog.ts';
 import { Clock, commitOk, commitRequest, created, errorOf, hashOf, T0 } from './catalog-fixtures.ts';
 
 export interface CatalogSetup {
@@ -471,6 +471,45 @@ export function testCatalog(name: string, factory: CatalogFactory): void {
       // Its replica's late end cannot turn an abandoned entry back.
       await catalog.putHistory({ ...entry('lost1', 'SUCCEEDED'), submittedAt: T0.toISOString() });
       expect((await catalog.listHistory('alice', { limit: 10, state: 'FAILED' })).entries.map((e) => e.queryId).sort()).toEqual(['lost1', 'lost3']);
+    });
+
+    it('keeps the audit trail newest first, page by page, filtered, written once per id, and purged in bounded rounds', async () => {
+      const catalog = await fresh(new Clock());
+      const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000).toISOString();
+      const entry = (id: string, minutes: number, over: Partial<AuditEntry> = {}): AuditEntry => ({
+        id, at: at(minutes), principal: 'alice', action: 'read', route: '/api/artifacts/:id/read', datasource: null, sql: null, artifactId: 'art_1',
+        outcome: 'ok', errorCode: null, rows: 10, bytes: null, durationMs: 3, requestId: `req-${id}`, ...over,
+      });
+      const query = entry('e3', 2, { action: 'query', route: '/api/queries', datasource: 'default', sql: "SELECT 'x'", artifactId: null, rows: 9_007_199_254, bytes: 2 ** 40, durationMs: 1234 });
+      const refused = entry('e4', 3, { principal: null, action: 'sign_in', route: '/api/me', outcome: 'refused', errorCode: 'UNAUTHORIZED', artifactId: null, rows: null, durationMs: null });
+      // Two entries of one instant: the id orders them.
+      const batch = [entry('e1', 0), entry('e2a', 1), entry('e2b', 1, { principal: HOSTILE }), query, refused];
+      await catalog.appendAudit(batch);
+      // A batch sent again (its first answer lost) writes nothing twice.
+      await catalog.appendAudit([query, entry('e5', 4, { action: 'delete' })]);
+      const all = await catalog.listAudit({ limit: 100 });
+      expect(all.map((e) => e.id)).toEqual(['e5', 'e4', 'e3', 'e2b', 'e2a', 'e1']);
+      expect(all[2]).toEqual(query);
+      expect(all[1]).toEqual(refused);
+      const seen: string[] = [];
+      let after: AuditPosition | undefined;
+      for (;;) {
+        const page = await catalog.listAudit({ limit: 2, after });
+        seen.push(...page.map((e) => e.id));
+        if (page.length < 2) break;
+        after = { at: page[1]!.at, id: page[1]!.id };
+      }
+      expect(seen).toEqual(all.map((e) => e.id));
+      expect((await catalog.listAudit({ limit: 100, principal: 'alice', action: 'read' })).map((e) => e.id)).toEqual(['e2a', 'e1']);
+      expect((await catalog.listAudit({ limit: 100, principal: HOSTILE })).map((e) => e.id)).toEqual(['e2b']);
+      expect((await catalog.listAudit({ limit: 100, since: new Date(at(2)) })).map((e) => e.id)).toEqual(['e5', 'e4', 'e3']);
+      expect(await catalog.listAudit({ limit: 100, principal: 'nobody' })).toEqual([]);
+      // A big batch goes in several statements, all of it in one transaction.
+      await catalog.appendAudit(Array.from({ length: 450 }, (_, i) => entry(`b${String(i).padStart(3, '0')}`, -10)));
+      expect(await catalog.listAudit({ limit: 500, since: new Date(at(-10)) })).toHaveLength(456);
+      expect(await catalog.purgeAudit(new Date(at(1)), 400)).toEqual({ count: 400, more: true });
+      expect(await catalog.purgeAudit(new Date(at(1)), 400)).toEqual({ count: 51, more: false });
+      expect((await catalog.listAudit({ limit: 100 })).map((e) => e.id)).toEqual(['e5', 'e4', 'e3', 'e2b', 'e2a']);
     });
   });
 }

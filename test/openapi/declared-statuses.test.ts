@@ -153,6 +153,10 @@ async function driveArtifactsAndSessions(artifact: string, spare: string): Promi
   await call('getUsage');
   await call('getUsage', { token: TOKENS.reader });
   await call('getUsage', { token: 'not-a-token' });
+  await call('listAudit', { query: 'limit=5' });
+  await call('listAudit', { query: 'action=read&principal=reader' });
+  await call('listAudit', { query: 'cursor=garbage' });
+  await call('listAudit', { token: TOKENS.reader });
 }
 
 async function driveSchemaAndSemantic(): Promise<void> {

@@ -73,6 +73,17 @@ export const PG_MIGRATIONS: PgMigration[] = [
     statements: ['CREATE INDEX blobs_location ON blobs (location)'],
   },
   {
+    version: 6,
+    name: 'the audit trail',
+    statements: [
+      `CREATE TABLE audit_entries (id text PRIMARY KEY, at timestamptz NOT NULL, principal text, action text NOT NULL, route text NOT NULL,
+        datasource text, sql text, artifact_id text, outcome text NOT NULL, error_code text, row_count bigint, byte_count bigint,
+        duration_ms bigint, request_id text)`,
+      'CREATE INDEX audit_entries_at ON audit_entries (at, id)',
+      'CREATE INDEX audit_entries_principal ON audit_entries (principal, at, id)',
+    ],
+  },
+  {
     version: 7,
     name: 'query history, and visualizations listed per principal',
     statements: [

@@ -57,6 +57,17 @@ CREATE TABLE visualizations (id TEXT PRIMARY KEY, principal TEXT NOT NULL, title
     sql: 'CREATE INDEX blobs_location ON blobs (location);',
   },
   {
+    version: 6,
+    name: 'the audit trail',
+    sql: `
+CREATE TABLE audit_entries (id TEXT PRIMARY KEY, at TEXT NOT NULL, principal TEXT, action TEXT NOT NULL, route TEXT NOT NULL,
+  datasource TEXT, sql TEXT, artifact_id TEXT, outcome TEXT NOT NULL, error_code TEXT, row_count INTEGER, byte_count INTEGER,
+  duration_ms INTEGER, request_id TEXT);
+CREATE INDEX audit_entries_at ON audit_entries (at, id);
+CREATE INDEX audit_entries_principal ON audit_entries (principal, at, id);
+`,
+  },
+  {
     version: 7,
     name: 'query history, and visualizations listed per principal',
     sql: `

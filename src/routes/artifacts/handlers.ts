@@ -8,6 +8,7 @@ import type { CursorCodec } from '../../artifacts/cursor.ts';
 import { readArtifactPage } from '../../artifacts/read-page.ts';
 import type { ArtifactMeta, ArtifactStore } from '../../artifacts/types.ts';
 import { ok } from '../common/envelope.ts';
+import { noteAudit } from '../common/audit-requests.ts';
 import { aggregateArtifact, deleteArtifact, downloadArtifact, getArtifact, listArtifacts, readArtifact } from './routes.ts';
 
 const DEFAULT_PAGE = 100;
@@ -50,6 +51,7 @@ export function registerArtifactRoutes(app: OpenAPIHono<AppEnv>, store: Artifact
     const id = c.req.valid('param').id;
     const body = c.req.valid('json');
     const page = await readArtifactPage(store, cursors, principal.id, id, { ...body, limit: body.limit ?? DEFAULT_PAGE });
+    noteAudit(c, { rows: page.rows.length });
     const { offset, nextCursor } = page;
     const summary = `Rows ${offset + 1}-${offset + page.rows.length}${page.more ? '; more follow (nextCursor)' : '; no more rows'}.`;
     return c.json(ok(page.rows.length === 0 ? 'No rows match.' : summary, { columns: page.columns, rows: page.rows, nextCursor }), 200);
@@ -66,6 +68,7 @@ export function registerArtifactRoutes(app: OpenAPIHono<AppEnv>, store: Artifact
     const principal = requireRole(c, 'reader');
     const body = c.req.valid('json');
     const result = await store.aggregate(principal.id, c.req.valid('param').id, { ...body, limit: body.limit ?? 1000 });
+    noteAudit(c, { rows: result.rows.length });
     const summary = `${result.rows.length} group(s)${result.more ? '; more exist past the limit' : ''}.`;
     return c.json(ok(summary, { columns: result.columns, rows: result.rows, truncated: result.more }), 200);
   });

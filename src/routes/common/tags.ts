@@ -11,6 +11,7 @@ export const API_TAGS = [
   { name: 'Sessions', description: 'Artifacts grouped by session: list, copy references, retire, export and import as a portable bundle, and usage against quotas.' },
   { name: 'Schema', description: 'Datasources and their tables, views and columns.' },
   { name: 'AI', description: 'Chat about SQL and a read-only agent (analyst role); 503 AI_NOT_CONFIGURED without a model.' },
+  { name: 'Admin', description: 'Workspace-wide records for administrators (admin role): the audit trail.' },
   { name: 'Semantic', description: 'Explores, metric and merge queries compiled to one statement, and saved visualizations (analyst role).' },
   { name: 'Maintenance', description: 'Admins: a collection round on request, and a check of the catalog against the stored bytes.' },
 ] as const;
