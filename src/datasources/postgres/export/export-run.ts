@@ -4,8 +4,8 @@
  * statement timeout, the session settings the value encoding relies on and
  * the caller's row-level scope (scope-settings.ts), its columns described
  * before any row is fetched, and its rows handed to the core as PostgreSQL's
- * CSV (COPY, or a cursor where COPY cannot run),
- * which applies the caps at exact record boundaries.
+ * CSV (COPY, or a cursor where COPY cannot run), which applies the caps at
+ * exact record boundaries.
  */
 import type pg from 'pg';
 import { SluiceError } from '../../../errors.ts';
