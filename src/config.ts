@@ -4,9 +4,22 @@
  * that names the variable instead of failing later at a distance.
  */
 import { z } from 'zod';
-import { DATASOURCE_KINDS, ROLES, type Role } from './vocabulary.ts';
+import { DATASOURCE_KINDS, DATASOURCE_SCHEMES, ROLES, type Role, type DatasourceKind } from './vocabulary.ts';
 
 const GIB = 1024 * 1024 * 1024;
+
+/**
+ * A custom PostgreSQL setting ("prefix.name"): the dot keeps every built-in
+ * setting (role, search_path, statement_timeout...) out of a claim's reach.
+ */
+const SCOPE_SETTING = /^[A-Za-z_][A-Za-z0-9_]{0,62}\.[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/** The most settings one datasource may take from claims. */
+const MAX_CLAIM_SETTINGS = 16;
+const scopeClaimName = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((name) => !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name), 'a claim name holds no control characters');
 
 const datasourceSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
@@ -14,8 +27,16 @@ const datasourceSchema = z.object({
   /** Without it the URL's scheme decides; with it the scheme must be one of that kind's. */
   kind: z.enum(DATASOURCE_KINDS).optional(),
   description: z.string().optional(),
+  /** PostgreSQL setting name -> the caller's claim whose value it takes in each query's transaction (row-level scope). */
+  claimSettings: z
+    .record(
+      z.string().regex(SCOPE_SETTING, 'a setting name must be a custom setting "prefix.name" (letters, digits and underscores, each part at most 63)'),
+      scopeClaimName,
+    )
+    .refine((settings) => Object.keys(settings).length >= 1 && Object.keys(settings).length <= MAX_CLAIM_SETTINGS, `claimSettings names 1 to ${MAX_CLAIM_SETTINGS} settings`)
+    .optional(),
 })
-  // A key this server does not know (a misspelling, or a setting such as claimSettings it cannot apply) stops start-up rather than being dropped.
+  // A key this server does not know (a misspelling) stops start-up rather than being dropped.
   .strict();
 
 /** A static token's principal. An OIDC principal's prefix holds a character outside this set, so the two never meet. */
@@ -248,12 +269,22 @@ function oidc(env: Env): OidcSetting | undefined {
   };
 }
 
+/** The kind a datasource URL's scheme names, if any (the registry gives the full error for a bad one). */
+function kindOfUrl(url: string): DatasourceKind | undefined {
+  const scheme = URL.canParse(url) ? new URL(url).protocol : '';
+  return DATASOURCE_KINDS.find((kind) => DATASOURCE_SCHEMES[kind].includes(scheme));
+}
+
 export function loadConfig(env: Env): Config {
   const datasources = json(env, 'SLUICE_DATASOURCES', z.array(datasourceSchema)) ?? [];
   const ids = new Set<string>();
   for (const ds of datasources) {
     if (ids.has(ds.id)) throw new Error(`SLUICE_DATASOURCES lists the id "${ds.id}" twice.`);
     if (ds.id === 'default' && env.DATABASE_URL) throw new Error('SLUICE_DATASOURCES lists the id "default", which DATABASE_URL already names; give one of them another id.');
+    // Only PostgreSQL can set a transaction-local setting for its row-level security policies to read.
+    if (ds.claimSettings !== undefined && (ds.kind ?? kindOfUrl(ds.url)) !== 'postgres') {
+      throw new Error(`SLUICE_DATASOURCES: datasource "${ds.id}" has claimSettings, which only a PostgreSQL datasource can apply (its row-level security reads them); remove claimSettings or point the entry at PostgreSQL.`);
+    }
     ids.add(ds.id);
   }
   return {

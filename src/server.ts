@@ -107,7 +107,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
 
 /** The configured datasources; with no DATABASE_URL and none named `default`, `default` is the embedded database, starting. */
 function planDatasources(config: Config, logger: Logger): { registry: DatasourceRegistry; embeddedWanted: boolean } {
-  const specs: DatasourceSpec[] = config.datasources.map((d) => ({ id: d.id, url: d.url, kind: d.kind, description: d.description }));
+  const specs: DatasourceSpec[] = config.datasources.map((d) => ({ id: d.id, url: d.url, kind: d.kind, description: d.description, claimSettings: d.claimSettings }));
   if (config.databaseUrl !== undefined) specs.unshift({ id: 'default', url: config.databaseUrl, setting: 'DATABASE_URL' });
   const embeddedWanted = config.databaseUrl === undefined && !specs.some((s) => s.id === 'default');
   const registry = new DatasourceRegistry(specs, config.queryWorkers, logger);

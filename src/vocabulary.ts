@@ -122,6 +122,14 @@ export type TranscriptStepKind = (typeof TRANSCRIPT_STEP_KINDS)[number];
 export const DATASOURCE_KINDS = ['postgres', 'mysql', 'sqlite', 'files'] as const;
 export type DatasourceKind = (typeof DATASOURCE_KINDS)[number];
 
+/** The URL schemes each kind reads (with the colon, as URL.protocol gives them). */
+export const DATASOURCE_SCHEMES: Record<DatasourceKind, readonly string[]> = {
+  postgres: ['postgres:', 'postgresql:'],
+  mysql: ['mysql:', 'mariadb:'],
+  sqlite: ['sqlite:'],
+  files: ['file:'],
+};
+
 /** The SQL dialects datasources speak, as `GET /api/datasources` names them. */
 export const DIALECT_NAMES = ['postgresql', 'mariadb', 'mysql', 'sqlite', 'duckdb'] as const;
 export type DialectName = (typeof DIALECT_NAMES)[number];

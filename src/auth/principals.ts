@@ -18,6 +18,11 @@ export interface Principal {
   /** Datasource ids this principal may use; '*' for all. */
   datasources: string[];
   auth: AuthKind;
+  /**
+   * The verified claims of an identity provider's token, which a datasource's
+   * claimSettings read; a static token has none (the contract gives it none).
+   */
+  claims?: Readonly<Record<string, unknown>>;
 }
 
 const RANK: Record<Role, number> = { reader: 0, analyst: 1, admin: 2 };

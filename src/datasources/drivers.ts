@@ -4,6 +4,7 @@
  */
 import { SluiceError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { DATASOURCE_SCHEMES } from '../vocabulary.ts';
 import type { DatasourceDriver, DatasourceKind, SqlDialect } from './driver.ts';
 import { duckdbDialect } from './files/duckdb-dialect.ts';
 import { openFilesDriver } from './files/files-driver.ts';
@@ -21,16 +22,16 @@ export interface DriverSpec {
 }
 
 interface Kind {
-  schemes: string[];
+  schemes: readonly string[];
   dialect: SqlDialect;
   open(spec: DriverSpec, log: Logger): DatasourceDriver;
 }
 
 const KINDS: Record<DatasourceKind, Kind> = {
-  postgres: { schemes: ['postgres:', 'postgresql:'], dialect: pgDialect, open: openPostgresDriver },
-  mysql: { schemes: ['mysql:', 'mariadb:'], dialect: mysqlDialect('mysql'), open: openMysqlDriver },
-  sqlite: { schemes: ['sqlite:'], dialect: sqliteDialect, open: openSqliteDriver },
-  files: { schemes: ['file:'], dialect: duckdbDialect, open: openFilesDriver },
+  postgres: { schemes: DATASOURCE_SCHEMES.postgres, dialect: pgDialect, open: openPostgresDriver },
+  mysql: { schemes: DATASOURCE_SCHEMES.mysql, dialect: mysqlDialect('mysql'), open: openMysqlDriver },
+  sqlite: { schemes: DATASOURCE_SCHEMES.sqlite, dialect: sqliteDialect, open: openSqliteDriver },
+  files: { schemes: DATASOURCE_SCHEMES.files, dialect: duckdbDialect, open: openFilesDriver },
 };
 
 /** The kind a datasource URL names by its scheme; with `named`, the URL's scheme must be one of that kind's. */

@@ -8,6 +8,7 @@ import { mayUseDatasource, type Principal } from '../auth/principals.ts';
 import { consoleLogger, type Logger } from '../logger.ts';
 import type { DatasourceDriver, DatasourceKind, SqlDialect } from './driver.ts';
 import { dialectOf, kindOf, openDriver } from './drivers.ts';
+import { scopeFor } from './claim-scope.ts';
 import { Semaphore } from './semaphore.ts';
 
 /** How long a health answer is trusted, and how long a health round trip may take. */
@@ -23,6 +24,8 @@ export interface Datasource {
   url: string;
   limiter: Semaphore;
   driver: DatasourceDriver;
+  /** Setting name -> claim name: the row-level scope each caller's queries run under (empty: none). */
+  claimSettings: Readonly<Record<string, string>>;
 }
 
 export interface DatasourceSpec {
@@ -32,6 +35,8 @@ export interface DatasourceSpec {
   kind?: DatasourceKind | undefined;
   description?: string | undefined;
   embedded?: boolean;
+  /** Setting name -> claim name, on PostgreSQL only (start-up refuses them elsewhere). */
+  claimSettings?: Record<string, string> | undefined;
   /** The environment variable the entry came from, for start-up errors (SLUICE_DATASOURCES unless said). */
   setting?: string;
 }
@@ -64,6 +69,10 @@ export class DatasourceRegistry {
     } catch (error) {
       throw new SluiceError('VALIDATION_ERROR', `${spec.setting ?? 'SLUICE_DATASOURCES'}: datasource "${spec.id}": ${(error as Error).message}`);
     }
+    // Config refuses this already; a query must never run unscoped on an engine that would ignore the settings.
+    if (spec.claimSettings !== undefined && (kind !== 'postgres' || embedded)) {
+      throw new SluiceError('VALIDATION_ERROR', `${spec.setting ?? 'SLUICE_DATASOURCES'}: datasource "${spec.id}": claimSettings need a PostgreSQL server.`);
+    }
     const driver = openDriver(kind, { id: spec.id, url: spec.url, embedded }, this.#log);
     this.#starting.delete(spec.id);
     this.#byId.set(spec.id, {
@@ -74,6 +83,7 @@ export class DatasourceRegistry {
       url: spec.url,
       limiter: new Semaphore(driver.capabilities.concurrentStatements ? this.#concurrency : 1),
       driver,
+      claimSettings: { ...spec.claimSettings },
     });
   }
 
@@ -112,7 +122,12 @@ export class DatasourceRegistry {
     return (this.#byId.has(id) || this.#starting.has(id)) && mayUseDatasource(principal, id);
   }
 
-  /** A datasource the principal may use; one it may not is as absent as one that does not exist. */
+  /**
+   * A datasource the principal may use; one it may not is as absent as one
+   * that does not exist. On a datasource with row-level scope, a caller
+   * without the claims it reads is refused here (FORBIDDEN), before any
+   * lookup or query runs on it.
+   */
   get(principal: Principal, id: string): Datasource {
     if (this.#starting.has(id) && mayUseDatasource(principal, id)) {
       throw new SluiceError('INTERNAL', `Datasource "${id}" is still starting (the embedded database seeds its sample data on first start); retry in a few seconds.`, { retryable: true }, 503);
@@ -121,6 +136,7 @@ export class DatasourceRegistry {
     if (ds === undefined || !mayUseDatasource(principal, id)) {
       throw new SluiceError('NOT_FOUND', `No datasource "${id}" is available to this caller.`, { datasource: id });
     }
+    scopeFor(ds, principal);
     return ds;
   }
 

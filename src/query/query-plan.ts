@@ -11,6 +11,7 @@ import type { Datasource, DatasourceRegistry } from '../datasources/registry.ts'
 import type { LimitOrigins } from './completeness.ts';
 import type { Limits, Materialize } from '../worker/export-types.ts';
 import type { CheckedStatement } from '../datasources/driver.ts';
+import { scopeFor, type ScopeSetting } from '../datasources/claim-scope.ts';
 
 export interface QueryRequest {
   datasource?: string | undefined;
@@ -37,10 +38,13 @@ export interface Plan {
   previewRows: number;
   materialize: Materialize;
   owner: { principal: string; sessionId: string };
+  /** The settings the caller's claims give the query's transaction (row-level scope); empty when the datasource has none. */
+  scope: ScopeSetting[];
 }
 
 export async function planQuery(config: Config, datasources: DatasourceRegistry, principal: Principal, request: QueryRequest): Promise<Plan> {
   const datasource = datasources.get(principal, request.datasource ?? 'default');
+  const scope = scopeFor(datasource, principal);
   const statement = await datasource.driver.checkStatement(request.sql);
   const params = request.params ?? [];
   if (statement.paramCount > params.length) {
@@ -68,5 +72,6 @@ export async function planQuery(config: Config, datasources: DatasourceRegistry,
     previewRows: request.previewRows ?? server.previewRows,
     materialize: request.materialize ?? 'auto',
     owner: { principal: principal.id, sessionId: request.sessionId ?? 'default' },
+    scope,
   };
 }

@@ -218,7 +218,7 @@ export class QueryService {
           type: 'export',
           datasource: { kind: plan.datasource.kind, url: plan.datasource.url },
           // Reading only the preview, the row cap still holds: every engine fetches at most the smaller, plus one.
-          request: { sql: statement.sql, kind: statement.kind, params, previewRows: materialize === 'never' ? Math.min(previewRows, limits.maxRows) : previewRows, materialize, limits, stagingDir: staging.scratchDir },
+          request: { sql: statement.sql, kind: statement.kind, params, previewRows: materialize === 'never' ? Math.min(previewRows, limits.maxRows) : previewRows, materialize, limits, stagingDir: staging.scratchDir, scope: plan.scope },
         },
         (event) => {
           if (event.type === 'part') {

@@ -26,6 +26,12 @@ export interface Limits {
   maxDurationMs: number;
 }
 
+/** A setting and the value a query's transaction gives it from the caller's claims (row-level scope). */
+export interface ScopeSetting {
+  name: string;
+  value: string;
+}
+
 export interface ExportRequest {
   sql: string;
   kind: StatementKind;
@@ -35,6 +41,11 @@ export interface ExportRequest {
   limits: Limits;
   /** A directory of this export's own; removed by the caller when the export is not kept. */
   stagingDir: string;
+  /**
+   * Settings from the caller's claims that the statement's transaction runs
+   * under (row-level scope); only PostgreSQL is ever given any.
+   */
+  scope?: ScopeSetting[];
 }
 
 export interface PreviewData {

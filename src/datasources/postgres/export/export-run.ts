@@ -1,10 +1,11 @@
 /**
  * One export on PostgreSQL, inside a query worker, on the worker's
  * node-postgres session: the statement in a READ ONLY transaction with a
- * statement timeout and the session settings the value encoding relies on,
- * its columns described before any row is fetched, and its rows handed to
- * the core as PostgreSQL's CSV (COPY, or a cursor where COPY cannot run),
- * which applies the caps at exact record boundaries.
+ * statement timeout, the session settings the value encoding relies on and
+ * the caller's row-level scope (scope-settings.ts), its columns described
+ * before any row is fetched, and its rows handed to the core as PostgreSQL's
+ * CSV (COPY, or a cursor where COPY cannot run), which applies the caps at
+ * exact record boundaries.
  */
 import type pg from 'pg';
 import { SluiceError } from '../../../errors.ts';
@@ -12,6 +13,7 @@ import type { PlannedColumn } from '../../../columns/column-plan.ts';
 import type { ConsumeRows } from '../../driver.ts';
 import { planPgColumns } from '../pg-column-types.ts';
 import { toPgSluiceError } from '../pg-errors.ts';
+import { applyScope } from './scope-settings.ts';
 import { sourceExpression } from './source-expression.ts';
 import { describeQuery } from './describe-query.ts';
 import { CancelRequest } from './cancel-request.ts';
@@ -61,6 +63,8 @@ async function inTransaction(
             set_config('extra_float_digits', '1', true), set_config('bytea_output', 'hex', true)`,
     [String(request.limits.maxDurationMs + STATEMENT_TIMEOUT_GRACE_MS)],
   );
+  // In the same transaction as the statement, so its row-level security policies read the caller's values.
+  await applyScope(client, request.scope ?? []);
   const described = await describeQuery(client, request.sql);
   if (described.paramTypes.length > request.params.length) {
     throw new SluiceError(
