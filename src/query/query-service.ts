@@ -201,7 +201,17 @@ export class QueryService {
           type: 'export',
           datasource: { kind: plan.datasource.kind, url: plan.datasource.url },
           // Reading only the preview, the row cap still holds: every engine fetches at most the smaller, plus one.
-          request: { sql: statement.sql, kind: statement.kind, params, previewRows: materialize === 'never' ? Math.min(previewRows, limits.maxRows) : previewRows, materialize, limits, stagingDir: staging.scratchDir },
+          request: {
+            sql: statement.sql,
+            kind: statement.kind,
+            params,
+            previewRows: materialize === 'never' ? Math.min(previewRows, limits.maxRows) : previewRows,
+            previewBytes: this.#config.previewBytes,
+            previewCellChars: this.#config.previewCellChars,
+            materialize,
+            limits,
+            stagingDir: staging.scratchDir,
+          },
         },
         (event) => {
           if (event.type === 'part') {
@@ -210,8 +220,8 @@ export class QueryService {
             return;
           }
           if (event.type === 'preview') {
-            record.preview = { columns: event.preview.columns, rows: event.preview.rows };
-            record.completeness = runningCompleteness(event.preview.rows.length, event.preview.complete, origins);
+            record.preview = { columns: event.preview.columns, rows: event.preview.rows, cutCells: event.preview.cutCells };
+            record.completeness = runningCompleteness(event.preview.rows.length, event.preview.complete, origins, event.preview.bounded);
           } else {
             record.progress = { rowsWritten: event.rows, bytesWritten: event.bytes };
           }
@@ -220,7 +230,7 @@ export class QueryService {
       );
       record.onCancel(() => task.cancel());
       const result = await task.result;
-      record.completeness = finalCompleteness(result, previewRows, origins);
+      record.completeness = finalCompleteness(result, origins);
       record.progress = { rowsWritten: result.rows, bytesWritten: result.bytes };
       record.artifact = await this.#decideArtifact(result, staging, plan, admission);
       // A commit removed the staging itself; anything else leaves it to discard.

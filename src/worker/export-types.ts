@@ -31,17 +31,31 @@ export interface ExportRequest {
   kind: StatementKind;
   params: unknown[];
   previewRows: number;
+  /** The preview's size bounds: bytes of its JSON, and the longest value a cell shows, in characters. */
+  previewBytes: number;
+  previewCellChars: number;
   materialize: Materialize;
   limits: Limits;
   /** A directory of this export's own; removed by the caller when the export is not kept. */
   stagingDir: string;
 }
 
+/** A preview cell whose value was cut: its row and column index in the preview, and the whole value's length in characters. */
+export interface CutCell {
+  row: number;
+  column: number;
+  chars: number;
+}
+
 export interface PreviewData {
   columns: ColumnOut[];
   rows: unknown[][];
-  /** True when these rows are the whole result. */
+  /** Cells cut to the cell bound, in row then column order. */
+  cutCells: CutCell[];
+  /** True when these rows, whole, are the whole result. */
   complete: boolean;
+  /** True when the preview's size bounds cut it: rows left out for bytes, or a cell cut. */
+  bounded: boolean;
 }
 
 export interface ExportResult {
@@ -52,6 +66,10 @@ export interface ExportResult {
   bytes: number;
   cappedBy: Cap | null;
   completeInPreview: boolean;
+  /** Rows the preview shows. */
+  previewShown: number;
+  /** The preview's size bounds cut it (rows left out for bytes, or a cell cut). */
+  previewBounded: boolean;
   /** The Parquet parts when the result is to be kept as an artifact, else null. */
   parts: ParquetPart[] | null;
   /** Why the artifact could not be written (the disk filled), when the preview could still be given. */
