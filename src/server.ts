@@ -225,6 +225,7 @@ function buildApp(config: Config, logger: Logger, { access, registry, store, ser
     aiDeadlineMs: config.aiDeadlineMs,
     aiToolMaxChars: config.aiToolMaxChars,
     mcpMaxChars: config.mcpMaxChars,
+    previewCellChars: config.previewCellChars,
     rateLimitPerMinute: config.rateLimitPerMinute,
     sharedRateCounts: services.sharedRateCounts,
     readiness,

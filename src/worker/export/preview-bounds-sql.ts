@@ -9,7 +9,7 @@
  * A value's length is counted in characters (Unicode code points) of the
  * value a caller meets: a string's own characters (text, and the strings
  * json, bytea, int8 and the rest are encoded as), or the JSON text of any
- * other value (an array). A cut string stays a string of its first
+ * other value (an array); SQL NULL is never cut. A cut string stays a string of its first
  * characters; a cut array becomes a string of the first characters of its
  * JSON text. cutCells lists every cut cell.
  */
@@ -37,7 +37,7 @@ export function boundedPreviewSql(source: string, columns: PlannedColumn[], firs
   //    (a string's characters are never more than its JSON text's, less the quotes).
   const isString = (i: number) => `left(j${i}, 1) = '"'`;
   const sized = idx.map(
-    (i) => `j${i}, CASE WHEN length(j${i}) <= ${c} THEN NULL WHEN ${isString(i)} THEN length(json_extract_string(j${i}, '$')) ELSE length(j${i}) END AS l${i}`,
+    (i) => `j${i}, CASE WHEN length(j${i}) <= ${c} OR j${i} = 'null' THEN NULL WHEN ${isString(i)} THEN length(json_extract_string(j${i}, '$')) ELSE length(j${i}) END AS l${i}`,
   );
   // 3. The cut value, and the length of what was cut.
   const cutValue = (i: number) =>
