@@ -55,8 +55,6 @@ export interface AppDeps {
   aiDeadlineMs: number;
   aiToolMaxChars: number;
   mcpMaxChars: number;
-  /** SLUICE_PREVIEW_CELL_CHARS: the tools cut long values of artifact rows as the preview does. */
-  previewCellChars: number;
   rateLimitPerMinute: number;
   /** Replicas on one catalog count requests together; null in one process. */
   sharedRateCounts?: SharedRateCounts | null;
@@ -133,7 +131,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     semantic: deps.semantic,
     visualizations: deps.visualizations,
     toolMaxChars: deps.aiToolMaxChars,
-    cellChars: deps.previewCellChars,
     log: deps.log,
   });
   registerDatasourceRoutes(app, deps.datasources);
@@ -145,7 +142,6 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     semantic: deps.semantic,
     visualizations: deps.visualizations,
     maxChars: deps.mcpMaxChars,
-    cellChars: deps.previewCellChars,
     deadlineMs: deps.aiDeadlineMs,
     log: deps.log,
   });

@@ -225,7 +225,6 @@ function buildApp(config: Config, logger: Logger, { access, registry, store, ser
     aiDeadlineMs: config.aiDeadlineMs,
     aiToolMaxChars: config.aiToolMaxChars,
     mcpMaxChars: config.mcpMaxChars,
-    previewCellChars: config.previewCellChars,
     rateLimitPerMinute: config.rateLimitPerMinute,
     sharedRateCounts: services.sharedRateCounts,
     readiness,

@@ -67,8 +67,6 @@ export interface AgentDeps {
   visualizations: VisualizationStore | null;
   /** The most characters one tool result may put in the model's context (SLUICE_AI_TOOL_MAX_CHARS). */
   toolMaxChars: number;
-  /** The preview's cell cut (SLUICE_PREVIEW_CELL_CHARS), which rows read from an artifact get too before the budget drops rows. */
-  cellChars: number;
   log: Logger;
 }
 
@@ -103,7 +101,6 @@ export async function runAgent(deps: AgentDeps, principal: Principal, request: A
     store: deps.store,
     cursors: deps.cursors,
     deadline,
-    cellChars: deps.cellChars,
     artifacts: [],
     // Only a session the request names is shared with the agent (see tools/artifact-scope.ts).
     artifactScope: { sharedSession: request.sessionId ?? null },

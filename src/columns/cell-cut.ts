@@ -6,9 +6,13 @@
  * string's own characters; the JSON text of an array or other value) is cut
  * to its first `maxChars`, a string, and listed with its whole length.
  */
-import type { CutCell } from '../worker/export-types.ts';
 
-export type { CutCell } from '../worker/export-types.ts';
+/** A cell whose value was cut: its row and column index in the rows it was cut in, and the whole value's length in characters. */
+export interface CutCell {
+  row: number;
+  column: number;
+  chars: number;
+}
 
 /** The first `max` code points of `text`, and how many code points it has in all. */
 function codePoints(text: string, max: number): { head: string; chars: number } {

@@ -12,10 +12,11 @@ import { MODEL_ROWS } from '../ai/tools/tool-schemas.ts';
 import { SluiceError } from '../errors.ts';
 import type { ArtifactStore } from '../artifacts/types.ts';
 import type { CursorCodec } from '../artifacts/cursor.ts';
+import type { QueryService } from '../query/query-service.ts';
 
 const ARTIFACT_URI = /^sluice:\/\/artifacts\/(art_[A-Za-z0-9]+)$/;
 
-export function registerArtifactResource(server: McpServer, deps: { store: ArtifactStore; cursors: CursorCodec; maxChars: number; cellChars: number }, principal: Principal): void {
+export function registerArtifactResource(server: McpServer, deps: { store: ArtifactStore; cursors: CursorCodec; queries: QueryService; maxChars: number }, principal: Principal): void {
   server.registerResource(
     'artifact',
     new ResourceTemplate('sluice://artifacts/{id}', { list: undefined }),
@@ -24,7 +25,7 @@ export function registerArtifactResource(server: McpServer, deps: { store: Artif
       const id = ARTIFACT_URI.exec(uri.href)?.[1];
       if (id === undefined) throw new SluiceError('NOT_FOUND', 'Not a Sluice artifact URI.');
       const page = await readArtifactPage(deps.store, deps.cursors, principal.id, id, { limit: MODEL_ROWS });
-      const { rows, cutCells } = cutLongCells(page.rows, deps.cellChars);
+      const { rows, cutCells } = cutLongCells(page.rows, deps.queries.previewCellChars);
       const result = boundResult({ columns: page.columns, rows, cutCells, nextCursor: page.nextCursor }, 'rows', deps.maxChars, (r) => JSON.stringify(r).length);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result) }] };
     },

@@ -56,7 +56,6 @@ export function createMcpServer(deps: McpDeps, principal: Principal): McpServer 
     store: deps.store,
     cursors: deps.cursors,
     deadline: Date.now() + deps.deadlineMs,
-    cellChars: deps.cellChars,
     artifacts: [],
     artifactScope: null,
     semantic: deps.semantic,

@@ -77,6 +77,11 @@ export class QueryService {
     this.#shared?.start();
   }
 
+  /** The longest value a preview cell shows (SLUICE_PREVIEW_CELL_CHARS): the tools cut rows they read from an artifact the same way. */
+  get previewCellChars(): number {
+    return this.#config.previewCellChars;
+  }
+
   /** Statements handed to the database since start (validation failures never count). */
   get submitted(): number {
     return this.#submitted;

@@ -5,7 +5,7 @@
 import type { ColumnOut } from '../columns/column-plan.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { CompletenessStatus, Coverage, Decision, LimitSource, PreviewBound, QueryState } from '../vocabulary.ts';
-import type { CutCell } from '../worker/export-types.ts';
+import type { CutCell } from '../columns/cell-cut.ts';
 
 export type { CompletenessStatus, Decision, QueryState } from '../vocabulary.ts';
 

@@ -7,7 +7,7 @@
  * Table calculations and the merge's sorts and limit apply to the merged
  * rows only. The SQL is the datasource's dialect, never branched on here.
  */
-import type { SemanticValueType } from '../datasources/driver.ts';
+import type { SemanticValueType, SqlDialect } from '../datasources/driver.ts';
 import type { CompiledIntent, ResultField } from './compile.ts';
 import { compileMetricQuery, type CompileContext } from './compile-metric.ts';
 import type { SemanticIntentT } from './intent.ts';
@@ -97,22 +97,10 @@ export function compileMerge(ctx: CompileContext, query: MergeQuery, mergeSource
     ctx.params.push(value);
     return dialect.parameter(ctx.params.length, type);
   };
-  const [merged, result, guard] = [quote('merged'), quote('result'), quote('guard')];
+  const merged = quote('merged');
   let rows = joinedRows(dialect, joinType, outputs.join(', '), () => joinCondition(dialect, pairs, bind));
   if (calculations.length > 0) rows = `SELECT ${merged}.*, ${calculations.join(', ')} FROM (\n${rows}\n) AS ${merged}`;
-  // Joined to the guard's one row, so the guard is evaluated even when the merge has no row; the
-  // marker (a name no field id or calculation can have) tells a merged row from the guard's own.
-  const present = quote('#present');
-  const sql = [
-    `WITH ${quote('s0')} AS (\n${cappedSource(dialect, left.sql, 0, mergeSourceRows)}\n), ${quote('s1')} AS (\n${cappedSource(dialect, right.sql, 1, mergeSourceRows)}\n),`,
-    `${guard} AS (${guardRow(dialect, 2, mergeSourceRows)})`,
-    `SELECT ${names.map((n) => `${result}.${quote(n)}`).join(', ')} FROM ${guard} LEFT JOIN (SELECT ${quote('m')}.*, 1 AS ${present} FROM (\n${rows}\n) AS ${quote('m')}) AS ${result} ON 1 = 1`,
-    `WHERE ${guard}.${quote('ok')} = 1 AND ${result}.${present} IS NOT NULL`,
-    `ORDER BY ${order.join(', ')}`,
-    query.limit !== undefined ? dialect.limit(query.limit) : '',
-  ]
-    .filter(Boolean)
-    .join('\n');
+  const sql = mergeStatement(dialect, [left.sql, right.sql], rows, names, mergeSourceRows, [`ORDER BY ${order.join(', ')}`, query.limit !== undefined ? dialect.limit(query.limit) : '']);
   return {
     datasource: left.explore.datasource,
     sql,
@@ -120,4 +108,24 @@ export function compileMerge(ctx: CompileContext, query: MergeQuery, mergeSource
     fields,
     sourceRowCap: { cap: mergeSourceRows, explores: compiled.map((c) => c.explore.name) },
   };
+}
+
+/**
+ * The one statement: the sources' CTEs (each to one row past the cap), the
+ * guard, and the merged `rows` joined to the guard's one row, so the guard
+ * is evaluated even when the merge has no row; the marker column (a name no
+ * field id or calculation can have) tells a merged row from the guard's own.
+ */
+function mergeStatement(dialect: SqlDialect, sources: [string, string], rows: string, names: string[], cap: number, tail: string[]): string {
+  const quote = (name: string) => dialect.quoteIdentifier(name);
+  const [result, guard, present] = [quote('result'), quote('guard'), quote('#present')];
+  return [
+    `WITH ${sources.map((sql, i) => `${quote(`s${i}`)} AS (\n${cappedSource(dialect, sql, i, cap)}\n)`).join(', ')},`,
+    `${guard} AS (${guardRow(dialect, sources.length, cap)})`,
+    `SELECT ${names.map((n) => `${result}.${quote(n)}`).join(', ')} FROM ${guard} LEFT JOIN (SELECT ${quote('m')}.*, 1 AS ${present} FROM (\n${rows}\n) AS ${quote('m')}) AS ${result} ON 1 = 1`,
+    `WHERE ${guard}.${quote('ok')} = 1 AND ${result}.${present} IS NOT NULL`,
+    ...tail,
+  ]
+    .filter(Boolean)
+    .join('\n');
 }

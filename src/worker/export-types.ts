@@ -3,6 +3,9 @@
  * values cross the boundary between the API thread and a query worker.
  */
 import type { ColumnOut, PlannedColumn } from '../columns/column-plan.ts';
+import type { CutCell } from '../columns/cell-cut.ts';
+
+export type { CutCell } from '../columns/cell-cut.ts';
 import type { Cap, Materialize } from '../vocabulary.ts';
 
 export type { Cap, Materialize } from '../vocabulary.ts';
@@ -38,13 +41,6 @@ export interface ExportRequest {
   limits: Limits;
   /** A directory of this export's own; removed by the caller when the export is not kept. */
   stagingDir: string;
-}
-
-/** A preview cell whose value was cut: its row and column index in the preview, and the whole value's length in characters. */
-export interface CutCell {
-  row: number;
-  column: number;
-  chars: number;
 }
 
 export interface PreviewData {

@@ -48,7 +48,7 @@ export const readArtifactTool = defineTool({
       sort: input.sort,
     });
     // The page holds every value whole; the model sees them cut as a preview shows them, so one long value cannot take the whole budget.
-    const { rows, cutCells } = cutLongCells(page.rows, ctx.cellChars);
+    const { rows, cutCells } = cutLongCells(page.rows, ctx.queries.previewCellChars);
     return { columns: page.columns, rows, cutCells, nextCursor: page.nextCursor, firstRow: page.offset + 1 };
   },
 });
@@ -79,7 +79,7 @@ export const aggregateArtifactTool = defineTool({
       sort: input.sort,
       limit: input.limit,
     });
-    const { rows, cutCells } = cutLongCells(result.rows, ctx.cellChars);
+    const { rows, cutCells } = cutLongCells(result.rows, ctx.queries.previewCellChars);
     return { columns: result.columns, rows, cutCells, truncated: result.more };
   },
 });

@@ -30,8 +30,6 @@ export interface ToolContext {
   cursors: CursorCodec;
   /** Epoch ms by which the whole request must end. */
   deadline: number;
-  /** The longest value a row read from an artifact shows the model, in characters (SLUICE_PREVIEW_CELL_CHARS, the preview's cell cut). */
-  cellChars: number;
   /** Artifacts this request's tools created, in order. */
   artifacts: string[];
   /** Which artifacts the artifact tools may read (see artifact-scope.ts); null: any of the principal's. */
