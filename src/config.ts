@@ -99,6 +99,10 @@ export interface ServerSettings {
 /** The caps every query runs under, and the threads that run them. */
 export interface QuerySettings {
   previewRows: number;
+  /** The most bytes of JSON a preview's rows take: the preview ends at the last whole row within it. */
+  previewBytes: number;
+  /** The longest value a preview cell shows, in characters; a longer one is cut there (and listed in cutCells). */
+  previewCellChars: number;
   maxRows: number;
   maxBytes: number;
   maxDurationMs: number;
@@ -296,6 +300,9 @@ export function loadConfig(env: Env): Config {
     tokens: json(env, 'SLUICE_TOKENS', z.array(tokenSchema).min(1)),
     oidc: oidc(env),
     previewRows: int(env, 'SLUICE_PREVIEW_ROWS', 50, 0, 500),
+    // A preview must fit in a response: at least 1 KiB (a few rows), at most 1 GiB.
+    previewBytes: int(env, 'SLUICE_PREVIEW_BYTES', 1024 * 1024, 1024, GIB),
+    previewCellChars: int(env, 'SLUICE_PREVIEW_CELL_CHARS', 10_000, 1, 100_000_000),
     maxRows: int(env, 'SLUICE_MAX_ROWS', 1_000_000, 1, Number.MAX_SAFE_INTEGER),
     maxBytes: int(env, 'SLUICE_MAX_BYTES', 268_435_456, 1, Number.MAX_SAFE_INTEGER),
     maxDurationMs: int(env, 'SLUICE_MAX_DURATION_MS', 60_000, 100, 24 * 3600_000),

@@ -14,6 +14,18 @@ export type CompletenessStatus = (typeof COMPLETENESS_STATUSES)[number];
 export const CAPS = ['previewRows', 'maxRows', 'maxBytes', 'maxDuration'] as const;
 export type Cap = (typeof CAPS)[number];
 
+/**
+ * What can bound a query's preview (`completeness.boundedBy`): the caps, and
+ * the preview's own size bound (SLUICE_PREVIEW_BYTES, with its cell cut
+ * SLUICE_PREVIEW_CELL_CHARS), which is no cap on the result.
+ */
+export const PREVIEW_BOUNDS = [...CAPS, 'previewBytes'] as const;
+export type PreviewBound = (typeof PREVIEW_BOUNDS)[number];
+
+/** What can bound a schema listing (its `completeness.boundedBy`): the listing's `limit`. */
+export const LISTING_BOUNDS = ['limit'] as const;
+export type ListingBound = (typeof LISTING_BOUNDS)[number];
+
 /** Who set the limit that fired: the server's configuration or the request. */
 export const LIMIT_SOURCES = ['server', 'request'] as const;
 export type LimitSource = (typeof LIMIT_SOURCES)[number];

@@ -669,10 +669,7 @@ export interface components {
             queryId: string;
             /** @enum {string} */
             state: "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
-            preview: {
-                columns: components["schemas"]["Column"][];
-                rows: unknown[][];
-            };
+            preview: components["schemas"]["Preview"];
             completeness: components["schemas"]["Completeness"];
             artifact: components["schemas"]["ArtifactDecision"];
             progress: {
@@ -681,10 +678,25 @@ export interface components {
                 elapsedMs: number;
             };
         };
+        /** @description The first rows, within SLUICE_PREVIEW_BYTES bytes of JSON (cut at a row boundary). */
+        Preview: {
+            columns: components["schemas"]["Column"][];
+            rows: unknown[][];
+            /** @description The cells whose value was longer than SLUICE_PREVIEW_CELL_CHARS characters and is cut to them in this preview (a string keeps its first characters; another value becomes a string of the first characters of its JSON text). Artifacts, reads and downloads hold every value whole. */
+            cutCells: components["schemas"]["CutCell"][];
+        };
         Column: {
             name: string;
             /** @example int8 */
             type: string;
+        };
+        CutCell: {
+            /** @description Index of the row in preview.rows. */
+            row: number;
+            /** @description Index of the column in preview.columns (names may repeat). */
+            column: number;
+            /** @description The whole value’s length in characters (of a string value; of the JSON text of any other); the artifact holds it whole. */
+            chars: number;
         };
         Completeness: {
             /** @enum {string} */
@@ -693,10 +705,10 @@ export interface components {
             /** @description Null while unknown (still running, or a cap stopped the result). */
             totalRows: number | null;
             /**
-             * @description The limit that made the result incomplete.
+             * @description The limit that made the preview less than the whole result: a cap on the result (maxRows, maxBytes, maxDuration), previewRows, or previewBytes (the preview’s size bounds, SLUICE_PREVIEW_BYTES and SLUICE_PREVIEW_CELL_CHARS, left rows out or cut a value; preview.cutCells lists the cut values).
              * @enum {string|null}
              */
-            boundedBy: "previewRows" | "maxRows" | "maxBytes" | "maxDuration" | null;
+            boundedBy: "previewRows" | "maxRows" | "maxBytes" | "maxDuration" | "previewBytes" | null;
             /**
              * @description Who set the limit named in boundedBy.
              * @enum {string|null}
@@ -1321,6 +1333,16 @@ export interface components {
                     status: "COMPLETE" | "INCOMPLETE";
                     returnedRows: number;
                     totalRows: number;
+                    /**
+                     * @description `limit` when the listing stopped at its limit (more tables match), else null.
+                     * @enum {string|null}
+                     */
+                    boundedBy: "limit" | null;
+                    /**
+                     * @description Who set the limit named in boundedBy: the request (`limit`) or the server (its default of 200).
+                     * @enum {string|null}
+                     */
+                    limitSetBy: "server" | "request" | null;
                 };
             };
             errorCode: null;

@@ -113,6 +113,15 @@ export interface SqlDialect {
    * COALESCE, so that NULL keys match.
    */
   readonly fullJoin: boolean;
+  /**
+   * An expression that, once evaluated, fails the statement with an error
+   * whose message holds `text` (letters, digits, `_:,` only). Engines share
+   * no RAISE usable in a SELECT, so each uses an expression it refuses and
+   * quotes in its error, made non-constant so that no planner evaluates it
+   * before the CASE branch holding it is taken. A merge uses it to fail
+   * itself when a source is over SLUICE_MERGE_SOURCE_ROWS.
+   */
+  failWith(text: string): string;
   /** "schema.table" as a person or model writes it, split into its parts (the default schema when none is given). */
   splitTableName(text: string): [string, string];
 }

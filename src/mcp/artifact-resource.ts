@@ -7,14 +7,16 @@ import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/serv
 import type { Principal } from '../auth/principals.ts';
 import { readArtifactPage } from '../artifacts/read-page.ts';
 import { boundResult } from '../ai/tools/bound-result.ts';
+import { cutLongCells } from '../columns/cell-cut.ts';
 import { MODEL_ROWS } from '../ai/tools/tool-schemas.ts';
 import { SluiceError } from '../errors.ts';
 import type { ArtifactStore } from '../artifacts/types.ts';
 import type { CursorCodec } from '../artifacts/cursor.ts';
+import type { QueryService } from '../query/query-service.ts';
 
 const ARTIFACT_URI = /^sluice:\/\/artifacts\/(art_[A-Za-z0-9]+)$/;
 
-export function registerArtifactResource(server: McpServer, deps: { store: ArtifactStore; cursors: CursorCodec; maxChars: number }, principal: Principal): void {
+export function registerArtifactResource(server: McpServer, deps: { store: ArtifactStore; cursors: CursorCodec; queries: QueryService; maxChars: number }, principal: Principal): void {
   server.registerResource(
     'artifact',
     new ResourceTemplate('sluice://artifacts/{id}', { list: undefined }),
@@ -23,7 +25,8 @@ export function registerArtifactResource(server: McpServer, deps: { store: Artif
       const id = ARTIFACT_URI.exec(uri.href)?.[1];
       if (id === undefined) throw new SluiceError('NOT_FOUND', 'Not a Sluice artifact URI.');
       const page = await readArtifactPage(deps.store, deps.cursors, principal.id, id, { limit: MODEL_ROWS });
-      const result = boundResult({ columns: page.columns, rows: page.rows, nextCursor: page.nextCursor }, 'rows', deps.maxChars, (r) => JSON.stringify(r).length);
+      const { rows, cutCells } = cutLongCells(page.rows, deps.queries.previewCellChars);
+      const result = boundResult({ columns: page.columns, rows, cutCells, nextCursor: page.nextCursor }, 'rows', deps.maxChars, (r) => JSON.stringify(r).length);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result) }] };
     },
   );

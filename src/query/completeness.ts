@@ -4,18 +4,30 @@
  * (and who set that limit), and what became of the artifact.
  */
 import type { Cap, ExportResult, Materialize } from '../worker/export-types.ts';
-import type { LimitSource } from '../vocabulary.ts';
+import type { LimitSource, PreviewBound } from '../vocabulary.ts';
 import type { ArtifactDecision, Completeness } from './query-types.ts';
 
-/** Who set each cap, so the one that fires can be named. */
-export type LimitOrigins = Record<Cap, LimitSource>;
+/** Who set each limit, so the one that bounded the preview can be named. */
+export type LimitOrigins = Record<PreviewBound, LimitSource>;
 
-function origin(origins: LimitOrigins, cap: Cap | null): LimitSource | null {
-  return cap === null ? null : origins[cap];
+function origin(origins: LimitOrigins, bound: PreviewBound | null): LimitSource | null {
+  return bound === null ? null : origins[bound];
 }
 
-export function finalCompleteness(result: ExportResult, previewRows: number, origins: LimitOrigins): Completeness {
-  const returnedRows = Math.min(result.rows, previewRows);
+/**
+ * What bounded a preview that is not the whole result. A cap that cut the
+ * result itself comes first; then the preview's size bounds (bytes, or a cut
+ * cell), which cut a preview inside its row count; then the row count.
+ * Reading only the preview, its row count is what the export's row cap
+ * enforces, so the size bounds still come before it.
+ */
+function previewBound(cappedBy: Cap | null, sizeBounded: boolean): PreviewBound {
+  if (sizeBounded && (cappedBy === null || cappedBy === 'previewRows')) return 'previewBytes';
+  return cappedBy ?? 'previewRows';
+}
+
+export function finalCompleteness(result: ExportResult, origins: LimitOrigins): Completeness {
+  const returnedRows = result.previewShown;
   if (result.storageFailure !== null) {
     // The export stopped early: the preview stands, the rest is unknown.
     return { status: 'INCOMPLETE', returnedRows, totalRows: null, boundedBy: null, limitSetBy: null };
@@ -24,7 +36,7 @@ export function finalCompleteness(result: ExportResult, previewRows: number, ori
     return { status: 'COMPLETE', returnedRows, totalRows: result.rows, boundedBy: null, limitSetBy: null };
   }
   // A cap stopped the result short: the total is unknown, and the cap (not the preview size) is what the caller must know.
-  const boundedBy: Cap = result.cappedBy ?? 'previewRows';
+  const boundedBy = previewBound(result.cappedBy, result.previewBounded);
   return {
     status: 'INCOMPLETE',
     returnedRows,
@@ -34,10 +46,11 @@ export function finalCompleteness(result: ExportResult, previewRows: number, ori
   };
 }
 
-export function runningCompleteness(previewShown: number | null, previewComplete: boolean, origins: LimitOrigins): Completeness {
+export function runningCompleteness(previewShown: number | null, previewComplete: boolean, origins: LimitOrigins, sizeBounded = false): Completeness {
   if (previewShown === null) return { status: 'UNKNOWN', returnedRows: 0, totalRows: null, boundedBy: null, limitSetBy: null };
   if (previewComplete) return { status: 'COMPLETE', returnedRows: previewShown, totalRows: previewShown, boundedBy: null, limitSetBy: null };
-  return { status: 'INCOMPLETE', returnedRows: previewShown, totalRows: null, boundedBy: 'previewRows', limitSetBy: origins.previewRows };
+  const boundedBy = sizeBounded ? 'previewBytes' : 'previewRows';
+  return { status: 'INCOMPLETE', returnedRows: previewShown, totalRows: null, boundedBy, limitSetBy: origins[boundedBy] };
 }
 
 /** The decision when no artifact was kept. */

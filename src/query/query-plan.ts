@@ -65,6 +65,8 @@ export async function planQuery(config: Config, datasources: DatasourceRegistry,
     },
     origins: {
       previewRows: request.previewRows === undefined ? 'server' : 'request',
+      // The preview's size bounds are the server's alone.
+      previewBytes: 'server',
       maxRows: lower(asked.maxRows, server.maxRows),
       maxBytes: lower(asked.maxBytes, server.maxBytes),
       maxDuration: lower(asked.maxDurationMs, server.maxDurationMs),

@@ -6,7 +6,7 @@
 import type { SluiceError } from '../errors.ts';
 import type { ColumnOut } from '../columns/column-plan.ts';
 import type { LimitOrigins } from './completeness.ts';
-import type { ArtifactDecision, Completeness, QueryState } from './query-types.ts';
+import type { ArtifactDecision, Completeness, QueryPreview, QueryState } from './query-types.ts';
 
 export class QueryRecord {
   readonly id: string;
@@ -14,7 +14,7 @@ export class QueryRecord {
   readonly origins: LimitOrigins;
   readonly startedAt = Date.now();
   state: QueryState = 'RUNNING';
-  preview: { columns: ColumnOut[]; rows: unknown[][] } = { columns: [], rows: [] };
+  preview: QueryPreview = { columns: [], rows: [], cutCells: [] };
   completeness!: Completeness;
   artifact: ArtifactDecision | null = null;
   progress = { rowsWritten: 0, bytesWritten: 0 };

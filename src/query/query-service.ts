@@ -87,6 +87,11 @@ export class QueryService {
     this.#shared?.start();
   }
 
+  /** The longest value a preview cell shows (SLUICE_PREVIEW_CELL_CHARS): the tools cut rows they read from an artifact the same way. */
+  get previewCellChars(): number {
+    return this.#config.previewCellChars;
+  }
+
   /** Statements handed to the database since start (validation failures never count). */
   get submitted(): number {
     return this.#submitted;
@@ -218,7 +223,18 @@ export class QueryService {
           type: 'export',
           datasource: { kind: plan.datasource.kind, url: plan.datasource.url },
           // Reading only the preview, the row cap still holds: every engine fetches at most the smaller, plus one.
-          request: { sql: statement.sql, kind: statement.kind, params, previewRows: materialize === 'never' ? Math.min(previewRows, limits.maxRows) : previewRows, materialize, limits, stagingDir: staging.scratchDir, scope: plan.scope },
+          request: {
+            sql: statement.sql,
+            kind: statement.kind,
+            params,
+            previewRows: materialize === 'never' ? Math.min(previewRows, limits.maxRows) : previewRows,
+            previewBytes: this.#config.previewBytes,
+            previewCellChars: this.#config.previewCellChars,
+            materialize,
+            limits,
+            stagingDir: staging.scratchDir,
+            scope: plan.scope,
+          },
         },
         (event) => {
           if (event.type === 'part') {
@@ -227,8 +243,8 @@ export class QueryService {
             return;
           }
           if (event.type === 'preview') {
-            record.preview = { columns: event.preview.columns, rows: event.preview.rows };
-            record.completeness = runningCompleteness(event.preview.rows.length, event.preview.complete, origins);
+            record.preview = { columns: event.preview.columns, rows: event.preview.rows, cutCells: event.preview.cutCells };
+            record.completeness = runningCompleteness(event.preview.rows.length, event.preview.complete, origins, event.preview.bounded);
           } else {
             record.progress = { rowsWritten: event.rows, bytesWritten: event.bytes };
           }
@@ -237,7 +253,7 @@ export class QueryService {
       );
       record.onCancel(() => task.cancel());
       const result = await task.result;
-      record.completeness = finalCompleteness(result, previewRows, origins);
+      record.completeness = finalCompleteness(result, origins);
       record.progress = { rowsWritten: result.rows, bytesWritten: result.bytes };
       record.artifact = await this.#decideArtifact(result, staging, plan, admission);
       // A commit removed the staging itself; anything else leaves it to discard.

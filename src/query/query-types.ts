@@ -4,7 +4,8 @@
  */
 import type { ColumnOut } from '../columns/column-plan.ts';
 import type { ErrorCode } from '../errors.ts';
-import type { Cap, CompletenessStatus, Coverage, Decision, LimitSource, QueryState } from '../vocabulary.ts';
+import type { CompletenessStatus, Coverage, Decision, LimitSource, PreviewBound, QueryState } from '../vocabulary.ts';
+import type { CutCell } from '../columns/cell-cut.ts';
 
 export type { CompletenessStatus, Decision, QueryState } from '../vocabulary.ts';
 
@@ -12,9 +13,16 @@ export interface Completeness {
   status: CompletenessStatus;
   returnedRows: number;
   totalRows: number | null;
-  boundedBy: Cap | null;
+  boundedBy: PreviewBound | null;
   /** Who set the limit named in boundedBy: the server's configuration or this request. */
   limitSetBy: LimitSource | null;
+}
+
+/** A query's preview: its first rows within the preview's bounds, and the cells cut to the cell bound. */
+export interface QueryPreview {
+  columns: ColumnOut[];
+  rows: unknown[][];
+  cutCells: CutCell[];
 }
 
 export interface ArtifactDecision {
@@ -34,7 +42,7 @@ export interface ArtifactDecision {
 export interface QueryData {
   queryId: string;
   state: QueryState;
-  preview: { columns: ColumnOut[]; rows: unknown[][] };
+  preview: QueryPreview;
   completeness: Completeness;
   artifact: ArtifactDecision | null;
   progress: { rowsWritten: number; bytesWritten: number; elapsedMs: number };

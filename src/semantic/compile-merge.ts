@@ -1,15 +1,18 @@
 /**
  * Compiles a merge intent: two metric queries on one datasource, joined on
- * their keys, into one statement with one complete CTE per source (s0, s1).
+ * their keys, into one statement with one complete CTE per source (s0, s1),
+ * each held to SLUICE_MERGE_SOURCE_ROWS by the statement itself
+ * (source-row-cap.ts): a merge executes once, and fails rather than trims.
  * The whole intent is validated first and every error is reported at once.
  * Table calculations and the merge's sorts and limit apply to the merged
  * rows only. The SQL is the datasource's dialect, never branched on here.
  */
-import type { SemanticValueType } from '../datasources/driver.ts';
+import type { SemanticValueType, SqlDialect } from '../datasources/driver.ts';
 import type { CompiledIntent, ResultField } from './compile.ts';
 import { compileMetricQuery, type CompileContext } from './compile-metric.ts';
 import type { SemanticIntentT } from './intent.ts';
 import { joinCondition, joinedRows, keyColumn, keyPairs } from './merge-join.ts';
+import { cappedSource, guardRow } from './source-row-cap.ts';
 import { compileCalculation } from './table-calculation.ts';
 
 type MergeQuery = Extract<SemanticIntentT, { type: 'merge' }>['query'];
@@ -33,12 +36,13 @@ export function compileMerge(ctx: CompileContext, query: MergeQuery, mergeSource
   if (left.explore.datasource !== right.explore.datasource) {
     issues.add('datasource_mismatch', 1, null, `explore "${right.explore.name}" is on datasource "${right.explore.datasource}", source 0 on "${left.explore.datasource}"; a merge needs one datasource.`);
   }
-  const sourceParams = ctx.params.length;
   const pairs = keyPairs(left, right, joinOn, issues);
   const dialect = ctx.dialectOf(left.explore.datasource);
   const quote = (name: string) => dialect.quoteIdentifier(name);
   const fields: ResultField[] = [];
   const outputs: string[] = [];
+  /** The merged result's columns, in order. */
+  const names: string[] = [];
   const columnOf = new Map<string, string>();
   const taken = new Set<string>();
   const column = (id: string) => {
@@ -53,12 +57,15 @@ export function compileMerge(ctx: CompileContext, query: MergeQuery, mergeSource
     const name = column(pair.left.id);
     const [l, r] = [keyColumn(dialect, pair, 0), keyColumn(dialect, pair, 1)];
     outputs.push(`${joinType === 'full' ? `COALESCE(${l}, ${r})` : l} AS ${quote(name)}`);
+    names.push(name);
     fields.push({ id: pair.left.id, source: 0, kind: 'dimension' });
     if (!columnOf.has(pair.right.id)) columnOf.set(pair.right.id, name);
   }
   compiled.forEach((c, i) => {
     for (const m of c.metrics) {
-      outputs.push(`${quote(`s${i}`)}.${quote(m.id)} AS ${quote(column(m.id))}`);
+      const name = column(m.id);
+      outputs.push(`${quote(`s${i}`)}.${quote(m.id)} AS ${quote(name)}`);
+      names.push(name);
       fields.push({ id: m.id, source: i as 0 | 1, kind: 'metric' });
     }
   });
@@ -75,6 +82,7 @@ export function compileMerge(ctx: CompileContext, query: MergeQuery, mergeSource
     });
     if ('why' in compiledCalc) return fail(compiledCalc.why);
     fields.push({ id: column(calc.name), kind: 'calculation' });
+    names.push(calc.name);
     return [`${compiledCalc.sql} AS ${quote(calc.name)}`];
   });
   const order = (query.sorts ?? []).flatMap((s) => {
@@ -92,20 +100,32 @@ export function compileMerge(ctx: CompileContext, query: MergeQuery, mergeSource
   const merged = quote('merged');
   let rows = joinedRows(dialect, joinType, outputs.join(', '), () => joinCondition(dialect, pairs, bind));
   if (calculations.length > 0) rows = `SELECT ${merged}.*, ${calculations.join(', ')} FROM (\n${rows}\n) AS ${merged}`;
-  const sql = [
-    `WITH ${quote('s0')} AS (\n${left.sql}\n), ${quote('s1')} AS (\n${right.sql}\n)`,
-    `SELECT * FROM (\n${rows}\n) AS ${quote('result')}`,
-    `ORDER BY ${order.join(', ')}`,
-    query.limit !== undefined ? dialect.limit(query.limit) : '',
-  ]
-    .filter(Boolean)
-    .join('\n');
-  const check = `SELECT ${compiled.map((c, i) => `(SELECT count(*) FROM (\n${c.sql}\n${dialect.limit(mergeSourceRows + 1)}\n) AS ${quote(`c${i}`)}) AS ${quote(`n${i}`)}`).join(', ')}`;
+  const sql = mergeStatement(dialect, [left.sql, right.sql], rows, names, mergeSourceRows, [`ORDER BY ${order.join(', ')}`, query.limit !== undefined ? dialect.limit(query.limit) : '']);
   return {
     datasource: left.explore.datasource,
     sql,
     params: ctx.params,
     fields,
-    rowCheck: { sql: check, params: ctx.params.slice(0, sourceParams), cap: mergeSourceRows, explores: compiled.map((c) => c.explore.name) },
+    sourceRowCap: { cap: mergeSourceRows, explores: compiled.map((c) => c.explore.name) },
   };
+}
+
+/**
+ * The one statement: the sources' CTEs (each to one row past the cap), the
+ * guard, and the merged `rows` joined to the guard's one row, so the guard
+ * is evaluated even when the merge has no row; the marker column (a name no
+ * field id or calculation can have) tells a merged row from the guard's own.
+ */
+function mergeStatement(dialect: SqlDialect, sources: [string, string], rows: string, names: string[], cap: number, tail: string[]): string {
+  const quote = (name: string) => dialect.quoteIdentifier(name);
+  const [result, guard, present] = [quote('result'), quote('guard'), quote('#present')];
+  return [
+    `WITH ${sources.map((sql, i) => `${quote(`s${i}`)} AS (\n${cappedSource(dialect, sql, i, cap)}\n)`).join(', ')},`,
+    `${guard} AS (${guardRow(dialect, sources.length, cap)})`,
+    `SELECT ${names.map((n) => `${result}.${quote(n)}`).join(', ')} FROM ${guard} LEFT JOIN (SELECT ${quote('m')}.*, 1 AS ${present} FROM (\n${rows}\n) AS ${quote('m')}) AS ${result} ON 1 = 1`,
+    `WHERE ${guard}.${quote('ok')} = 1 AND ${result}.${present} IS NOT NULL`,
+    ...tail,
+  ]
+    .filter(Boolean)
+    .join('\n');
 }

@@ -12,6 +12,7 @@ import { compileMerge } from './compile-merge.ts';
 import { compileMetricQuery } from './compile-metric.ts';
 import type { SemanticIntentT } from './intent.ts';
 import { SemanticIssues } from './issues.ts';
+import type { SourceRowCap } from './source-row-cap.ts';
 import type { ResultFieldKind } from '../vocabulary.ts';
 
 /** The most rows one merge source may have (SLUICE_MERGE_SOURCE_ROWS) unless the caller says otherwise. */
@@ -24,34 +25,13 @@ export interface ResultField {
   kind: ResultFieldKind;
 }
 
-/**
- * How a merge learns that a source has more rows than it may: a statement
- * counting each source's rows, each source cut at cap + 1 (`n0`, `n1`; a
- * count above `cap` means over). It runs before the merge itself.
- *
- * Why a statement of its own: the merge's rows stream into an artifact as
- * they come, and engines share no way for a statement to fail itself on a
- * condition, so a check inside the merge would have to travel in a marker
- * column of every row. The count is exact, plain SQL on every engine
- * (scalar subqueries over a LIMIT), and the LIMIT lets the engine stop
- * reading a source once it is over the cap; the price is that each
- * source's aggregation runs twice.
- */
-export interface RowCheck {
-  sql: string;
-  params: unknown[];
-  cap: number;
-  /** The explore of each source, to name it. */
-  explores: string[];
-}
-
 export interface CompiledIntent {
   datasource: string;
   sql: string;
   params: unknown[];
   fields: ResultField[];
-  /** A merge's source row check, run before `sql`. */
-  rowCheck?: RowCheck;
+  /** A merge's cap on its sources' rows, which its statement enforces itself: to name the sources when it fails. */
+  sourceRowCap?: SourceRowCap;
 }
 
 export function compileIntent(

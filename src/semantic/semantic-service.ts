@@ -2,8 +2,9 @@
  * Runs semantic intents: one validation and compilation, then one execution
  * through the same pipeline as /api/queries (preview, completeness,
  * artifact). Both intents take this path; an invalid one never reaches it.
- * A merge first counts its sources' rows (source-row-check.ts) and runs
- * only when none is over SLUICE_MERGE_SOURCE_ROWS.
+ * A merge's statement fails itself when a source is over
+ * SLUICE_MERGE_SOURCE_ROWS (source-row-cap.ts); that failure is told as the
+ * validation error it is, naming each source.
  */
 import type { Principal } from '../auth/principals.ts';
 import type { SqlDialect } from '../datasources/driver.ts';
@@ -13,7 +14,7 @@ import type { QueryAnswer } from '../query/query-view.ts';
 import type { QueryData } from '../query/query-types.ts';
 import type { SemanticCatalog } from './catalog.ts';
 import { compileIntent, DEFAULT_MERGE_SOURCE_ROWS, type ResultField } from './compile.ts';
-import { checkSourceRows } from './source-row-check.ts';
+import { sourceRowCapError } from './source-row-cap.ts';
 import type { SemanticIntentT } from './intent.ts';
 
 export interface SemanticRun extends QueryAnswer {
@@ -47,19 +48,24 @@ export class SemanticService {
 
   async run(principal: Principal, intent: SemanticIntentT, options: RunOptions = {}): Promise<SemanticRun> {
     const compiled = compileIntent(this.catalog, this.#dialectOf, principal, intent, this.#mergeSourceRows);
-    if (compiled.rowCheck !== undefined) await checkSourceRows(this.#queries, principal, compiled.datasource, compiled.rowCheck);
-    const answer = await this.#queries.run(
-      principal,
-      {
-        datasource: compiled.datasource,
-        sql: compiled.sql,
-        params: compiled.params,
-        previewRows: options.previewRows,
-        materialize: options.materialize,
-        sessionId: options.sessionId,
-      },
-      { waitMs: options.waitMs ?? DEFAULT_WAIT_MS, onTimeout: options.onTimeout ?? 'continue' },
-    );
+    let answer: QueryAnswer;
+    try {
+      answer = await this.#queries.run(
+        principal,
+        {
+          datasource: compiled.datasource,
+          sql: compiled.sql,
+          params: compiled.params,
+          previewRows: options.previewRows,
+          materialize: options.materialize,
+          sessionId: options.sessionId,
+        },
+        { waitMs: options.waitMs ?? DEFAULT_WAIT_MS, onTimeout: options.onTimeout ?? 'continue' },
+      );
+    } catch (error) {
+      const overCap = compiled.sourceRowCap === undefined ? null : sourceRowCapError(error, compiled.sourceRowCap);
+      throw overCap ?? error;
+    }
     return { ...answer, data: { ...answer.data, fields: compiled.fields } };
   }
 }

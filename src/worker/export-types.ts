@@ -3,6 +3,9 @@
  * values cross the boundary between the API thread and a query worker.
  */
 import type { ColumnOut, PlannedColumn } from '../columns/column-plan.ts';
+import type { CutCell } from '../columns/cell-cut.ts';
+
+export type { CutCell } from '../columns/cell-cut.ts';
 import type { Cap, Materialize } from '../vocabulary.ts';
 
 export type { Cap, Materialize } from '../vocabulary.ts';
@@ -37,6 +40,9 @@ export interface ExportRequest {
   kind: StatementKind;
   params: unknown[];
   previewRows: number;
+  /** The preview's size bounds: bytes of its JSON, and the longest value a cell shows, in characters. */
+  previewBytes: number;
+  previewCellChars: number;
   materialize: Materialize;
   limits: Limits;
   /** A directory of this export's own; removed by the caller when the export is not kept. */
@@ -51,8 +57,12 @@ export interface ExportRequest {
 export interface PreviewData {
   columns: ColumnOut[];
   rows: unknown[][];
-  /** True when these rows are the whole result. */
+  /** Cells cut to the cell bound, in row then column order. */
+  cutCells: CutCell[];
+  /** True when these rows, whole, are the whole result. */
   complete: boolean;
+  /** True when the preview's size bounds cut it: rows left out for bytes, or a cell cut. */
+  bounded: boolean;
 }
 
 export interface ExportResult {
@@ -63,6 +73,10 @@ export interface ExportResult {
   bytes: number;
   cappedBy: Cap | null;
   completeInPreview: boolean;
+  /** Rows the preview shows. */
+  previewShown: number;
+  /** The preview's size bounds cut it (rows left out for bytes, or a cell cut). */
+  previewBounded: boolean;
   /** The Parquet parts when the result is to be kept as an artifact, else null. */
   parts: ParquetPart[] | null;
   /** Why the artifact could not be written (the disk filled), when the preview could still be given. */

@@ -39,7 +39,7 @@ function recordingStore(sessionOf: Record<string, string>): { store: ArtifactSto
 }
 
 function agentContext(store: ArtifactStore, sharedSession: string | null, artifacts: string[] = []): ToolContext {
-  return { principal: analyst, store, artifacts, artifactScope: { sharedSession }, discoveredFields: new Set(), semantic: null, deadline: Date.now() + 60_000 } as unknown as ToolContext;
+  return { principal: analyst, store, artifacts, artifactScope: { sharedSession }, discoveredFields: new Set(), semantic: null, queries: { previewCellChars: 10_000 }, deadline: Date.now() + 60_000 } as unknown as ToolContext;
 }
 
 const run = (name: string, args: unknown, ctx: ToolContext, maxChars = 20_000) =>

@@ -35,7 +35,7 @@ export async function createFixtures(): Promise<Fixtures> {
     async stage(store, text) {
       const staging = await store.begin();
       const stagingDir = staging.scratchDir;
-      const request = { sql: text, kind: 'select' as const, params: [], previewRows: 0, materialize: 'always' as const, limits: { maxRows: 10_000_000, maxBytes: 1e12, maxDurationMs: 60_000 }, stagingDir };
+      const request = { sql: text, kind: 'select' as const, params: [], previewRows: 0, previewBytes: 1 << 20, previewCellChars: 10_000, materialize: 'always' as const, limits: { maxRows: 10_000_000, maxBytes: 1e12, maxDurationMs: 60_000 }, stagingDir };
       const hooks = { onPreview: () => undefined, onProgress: () => undefined, onPart: () => undefined, onStopper: () => undefined };
       mkdirSync(stagingDir, { recursive: true });
       const result = await runExport(client, request, (columns, source) => streamToParts(source, duck, request, columns, hooks));

@@ -73,6 +73,8 @@ export class ContractExports {
       kind: checked.kind,
       params: options.params ?? [],
       previewRows: options.previewRows ?? 5,
+      previewBytes: 1 << 20,
+      previewCellChars: 10_000,
       materialize: options.materialize ?? 'always',
       limits: { ...GENEROUS, ...options.limits },
       stagingDir,

@@ -21,7 +21,8 @@ async function connect(token: string | null): Promise<Client> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ SLUICE_MCP_MAX_CHARS: '6000' });
+  // A cell bound below the size limit, so a cut value leaves room for its row.
+  server = await startTestServer({ SLUICE_MCP_MAX_CHARS: '6000', SLUICE_PREVIEW_CELL_CHARS: '1000' });
   await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
   await server.sql.unsafe(`create table ${S}.events as select g::int8 as id, repeat('x', 40) || g as payload from generate_series(1, 2000) g`);
 });
@@ -117,6 +118,34 @@ describe('MCP', () => {
     expect(result.structuredContent.artifact.decision).toBe('CREATED');
     await client.close();
   });
+
+  it('cuts multi-megabyte values as the preview does, so their rows fit the size limit; the artifact keeps them whole', async () => {
+    const client = await connect(TOKENS.analyst);
+    const sql = `select g, repeat('m', 3000000) || g as doc from generate_series(1, 3) g`;
+    const cells = [0, 1, 2].map((row) => ({ row, column: 1, chars: 3_000_001 }));
+    const result = (await client.callTool({ name: 'run_select', arguments: { sql, keep_full_result: true } })) as any;
+    expect(result.isError).toBeFalsy();
+    expect(result.content[0].text.length).toBeLessThanOrEqual(6000);
+    // Every row is there, each value cut to 1000 characters: none dropped for size.
+    expect(result.structuredContent.rows).toEqual([1, 2, 3].map((g) => [g, 'm'.repeat(1000)]));
+    expect(result.structuredContent.cutCells).toEqual(cells);
+    expect(result.structuredContent.truncatedForSize).toBeUndefined();
+    expect(result.structuredContent.completeness).toMatchObject({ status: 'INCOMPLETE', totalRows: 3, boundedBy: 'previewBytes' });
+    const id = result.structuredContent.artifact.id as string;
+
+    // The artifact tools and the resource cut the same way, from a page that holds the values whole.
+    const read = (await client.callTool({ name: 'read_artifact', arguments: { artifact_id: id } })) as any;
+    expect(read.structuredContent.rows).toEqual([1, 2, 3].map((g) => [g, 'm'.repeat(1000)]));
+    expect(read.structuredContent.cutCells).toEqual(cells);
+    const agg = (await client.callTool({ name: 'aggregate_artifact', arguments: { artifact_id: id, metrics: [{ fn: 'max', column: 'doc', as: 'longest' }] } })) as any;
+    expect(agg.structuredContent.rows).toEqual([['m'.repeat(1000)]]);
+    expect(agg.structuredContent.cutCells).toEqual([{ row: 0, column: 0, chars: 3_000_001 }]);
+    const resource = await client.readResource({ uri: `sluice://artifacts/${id}` });
+    expect(JSON.parse((resource.contents[0] as any).text).cutCells).toEqual(cells);
+    const whole = await server.request(`/api/artifacts/${id}/read`, { token: TOKENS.analyst, body: { columns: ['doc'], limit: 1 } });
+    expect(whole.body.data.rows).toEqual([['m'.repeat(3_000_000) + '1']]);
+    await client.close();
+  }, 240_000);
 
   it('reports a write attempt as a tool error, changing nothing', async () => {
     const client = await connect(TOKENS.analyst);

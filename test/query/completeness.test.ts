@@ -96,7 +96,7 @@ describe('materialize × result size against previewRows', () => {
   it('an empty result is COMPLETE with zero rows and no artifact under auto', async () => {
     const r = await runQuery(server, { sql: `select id from ${TABLE} where id < 0`, previewRows: 5 });
     expect(r.status).toBe(200);
-    expect(r.body.data.preview).toEqual({ columns: [{ name: 'id', type: 'int4' }], rows: [] });
+    expect(r.body.data.preview).toEqual({ columns: [{ name: 'id', type: 'int4' }], rows: [], cutCells: [] });
     expect(r.body.data.completeness).toMatchObject({ status: 'COMPLETE', returnedRows: 0, totalRows: 0, boundedBy: null });
     expect(r.body.data.artifact.decision).toBe('SKIPPED');
   });

@@ -229,14 +229,30 @@ describe('long rows', () => {
   // DuckDB's CSV reader refuses a line longer than its max_line_size (2 MB by default) unless told.
   const big = (rows: unknown[][]) => rows.map((r) => [r[0], (r[1] as string).length, (r[1] as string).slice(-3)]);
 
+  /** Like both(), for values over the preview's cell bound (10000 characters by default): the artifact holds them whole, the preview cut and listed. */
+  async function whole(sql: string, params?: unknown[]) {
+    const body: Record<string, unknown> = { sql, materialize: 'always', previewRows: 500 };
+    if (params !== undefined) body.params = params;
+    const r = await runQuery(server, body);
+    expect(r.status, JSON.stringify(r.body).slice(0, 2000)).toBe(200);
+    const read = await readAll(server, r.body.data.artifact.id);
+    expect(read.columns).toEqual(r.body.data.preview.columns);
+    return { preview: r.body.data.preview as { rows: unknown[][]; cutCells: unknown[] }, rows: read.rows };
+  }
+
   it('a row of several megabytes exports whole, next to short ones', async () => {
-    const r = await both(`select g, case when g = 2 then repeat('x', 5000000) || 'end' else 'short' end as doc from generate_series(1, 3) g`);
+    const r = await whole(`select g, case when g = 2 then repeat('x', 5000000) || 'end' else 'short' end as doc from generate_series(1, 3) g`);
     expect(big(r.rows)).toEqual([[1, 5, 'ort'], [2, 5_000_003, 'end'], [3, 5, 'ort']]);
+    expect(r.preview.rows).toEqual([[1, 'short'], [2, 'x'.repeat(10_000)], [3, 'short']]);
+    expect(r.preview.cutCells).toEqual([{ row: 1, column: 1, chars: 5_000_003 }]);
   });
 
   it('through the cursor path too (bound parameters)', async () => {
-    const r = await both(`select g, repeat($1::text, 3000000) || g as doc from generate_series(1, 2) g`, ['é']);
+    const r = await whole(`select g, repeat($1::text, 3000000) || g as doc from generate_series(1, 2) g`, ['é']);
     expect(big(r.rows)).toEqual([[1, 3_000_001, 'éé1'], [2, 3_000_001, 'éé2']]);
+    // Characters, not bytes: 10000 é of the 3000001.
+    expect(r.preview.rows).toEqual([[1, 'é'.repeat(10_000)], [2, 'é'.repeat(10_000)]]);
+    expect(r.preview.cutCells).toEqual([{ row: 0, column: 1, chars: 3_000_001 }, { row: 1, column: 1, chars: 3_000_001 }]);
   });
 
   it('a row too long for the export memory fails with a message that says so, and the next query runs', async () => {

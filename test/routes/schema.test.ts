@@ -82,17 +82,17 @@ describe('GET /api/datasources/{id}/tables', () => {
       { schema: SCHEMA, name: 'orders', kind: 'table', estimatedRows: 300 },
       { schema: SCHEMA, name: 'shipments', kind: 'table', estimatedRows: null },
     ]);
-    expect(r.body.data.completeness).toEqual({ status: 'COMPLETE', returnedRows: 6, totalRows: 6 });
+    expect(r.body.data.completeness).toEqual({ status: 'COMPLETE', returnedRows: 6, totalRows: 6, boundedBy: null, limitSetBy: null });
   });
 
   it('is bounded by limit and says so', async () => {
     const r = await server.request(`/api/datasources/default/tables?schema=${SCHEMA}&limit=1`);
     expect(r.status).toBe(200);
     expect(tablesOf(r.body)).toEqual(['big_orders']);
-    expect(r.body.data.completeness).toEqual({ status: 'INCOMPLETE', returnedRows: 1, totalRows: 6 });
+    expect(r.body.data.completeness).toEqual({ status: 'INCOMPLETE', returnedRows: 1, totalRows: 6, boundedBy: 'limit', limitSetBy: 'request' });
     expect(r.body.summary).toContain('6');
     const exact = await server.request(`/api/datasources/default/tables?schema=${SCHEMA}&limit=6`);
-    expect(exact.body.data.completeness).toEqual({ status: 'COMPLETE', returnedRows: 6, totalRows: 6 });
+    expect(exact.body.data.completeness).toEqual({ status: 'COMPLETE', returnedRows: 6, totalRows: 6, boundedBy: null, limitSetBy: null });
   });
 
   it('searches table names case-insensitively, as a plain substring', async () => {
@@ -103,7 +103,7 @@ describe('GET /api/datasources/{id}/tables', () => {
     const percent = await server.request(`/api/datasources/default/tables?schema=${SCHEMA}&search=${encodeURIComponent('%')}`);
     expect(tablesOf(percent.body)).toEqual([]);
     const none = await server.request(`/api/datasources/default/tables?schema=${SCHEMA}&search=zzz`);
-    expect(none.body.data).toEqual({ tables: [], completeness: { status: 'COMPLETE', returnedRows: 0, totalRows: 0 } });
+    expect(none.body.data).toEqual({ tables: [], completeness: { status: 'COMPLETE', returnedRows: 0, totalRows: 0, boundedBy: null, limitSetBy: null } });
   });
 
   it('without schema lists every schema but the system ones', async () => {

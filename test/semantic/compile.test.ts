@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principals.ts';
 import { SemanticCatalog } from '../../src/semantic/catalog.ts';
 import { compileIntent } from '../../src/semantic/compile.ts';
+import { sourceRowCapError } from '../../src/semantic/source-row-cap.ts';
 import { pgDialect } from '../../src/datasources/postgres/pg-dialect.ts';
 import { SemanticIntent } from '../../src/semantic/intent.ts';
 import { loadModels } from '../../src/semantic/load-models.ts';
@@ -664,27 +665,47 @@ describe('every validation error at once', () => {
 });
 
 describe('the source row cap', () => {
-  it('counts each source up to one row past the cap, exactly, with the sources\' own bound values', async () => {
-    const intent = SemanticIntent.parse({
-      type: 'merge',
-      query: {
-        sources: [
-          { explore: 'sales', dimensions: ['sales.region'], metrics: ['sales.revenue'], filters: [{ field: 'sales.channel', op: 'eq', value: 'web' }] },
-          { explore: 'returns', dimensions: ['returns.region'], metrics: ['returns.refunded'] },
-        ],
-        joinOn: [{ left: 'sales.region', right: 'returns.region' }],
-      },
-    });
-    const count = async (cap: number) => {
-      const check = compileIntent(catalog, () => pgDialect, ANALYST, intent, cap).rowCheck!;
-      expect(check).toMatchObject({ cap, explores: ['sales', 'returns'], params: ['web'] });
-      return (await duck.connection.runAndReadAll(check.sql, check.params as DuckDBValue[])).getRowsJson()[0]!.map(Number);
+  it('is part of the merge\'s one statement: within the cap the rows come back, over it the statement fails itself, naming each source over', async () => {
+    const merge = (joinType: string, returnsFilters: unknown[]) =>
+      SemanticIntent.parse({
+        type: 'merge',
+        query: {
+          sources: [
+            { explore: 'sales', dimensions: ['sales.region'], metrics: ['sales.revenue'], filters: [{ field: 'sales.channel', op: 'eq', value: 'web' }] },
+            { explore: 'returns', dimensions: ['returns.region'], metrics: ['returns.refunded'], filters: returnsFilters },
+          ],
+          joinOn: [{ left: 'sales.region', right: 'returns.region' }],
+          joinType,
+        },
+      });
+    const intent = merge('left', []);
+    const run = async (cap: number) => {
+      const compiled = compileIntent(catalog, () => pgDialect, ANALYST, intent, cap);
+      expect(compiled.sourceRowCap).toEqual({ cap, explores: ['sales', 'returns'] });
+      try {
+        return (await duck.connection.runAndReadAll(compiled.sql, compiled.params as DuckDBValue[])).getRowsJson().length;
+      } catch (error) {
+        const refusal = sourceRowCapError(error, compiled.sourceRowCap!);
+        if (refusal === null) throw error;
+        return refusal.details!.errors;
+      }
     };
     // Web sales have 3 regions (north, south, NULL); returns have 4 (north, west, south, NULL).
-    expect(await count(100)).toEqual([3, 4]);
-    expect(await count(3)).toEqual([3, 4]);
-    expect(await count(2)).toEqual([3, 3]);
-    expect(compile(metric({ explore: 'sales', metrics: ['sales.revenue'] })).rowCheck).toBeUndefined();
+    expect(await run(100)).toBe(3);
+    expect(await run(4)).toBe(3);
+    expect(await run(3)).toEqual([{ kind: 'source_row_cap', source: 1, message: expect.stringMatching(/^Source 1: explore "returns" returns more than 3 rows/) }]);
+    expect(await run(2)).toEqual([
+      { kind: 'source_row_cap', source: 0, message: expect.stringMatching(/^Source 0: explore "sales" returns more than 2 rows/) },
+      { kind: 'source_row_cap', source: 1, message: expect.stringMatching(/^Source 1: explore "returns" returns more than 2 rows/) },
+    ]);
+    // An inner merge with no row at all still fails when a source is over.
+    const none = compileIntent(catalog, () => pgDialect, ANALYST, merge('inner', [{ field: 'returns.region', op: 'eq', value: 'nowhere' }]), 2);
+    await expect(duck.connection.runAndReadAll(none.sql, none.params as DuckDBValue[])).rejects.toThrow(/sluice_source_row_cap:0,/);
+    expect(compile(metric({ explore: 'sales', metrics: ['sales.revenue'] })).sourceRowCap).toBeUndefined();
+  });
+
+  it('tells no other failure for a row cap failure', () => {
+    expect(sourceRowCapError(new Error('division by zero'), { cap: 3, explores: ['a', 'b'] })).toBeNull();
   });
 });
 

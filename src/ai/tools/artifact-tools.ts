@@ -6,9 +6,10 @@
  */
 import { z } from 'zod';
 import { readArtifactPage } from '../../artifacts/read-page.ts';
+import { cutLongCells } from '../../columns/cell-cut.ts';
 import { requireReadable } from './artifact-scope.ts';
 import { defineTool } from './tool-types.ts';
-import { AggregateMetric, ArtifactId, Column, MODEL_ROWS, RowLimit, Rows, ToolFilter, ToolSort } from './tool-schemas.ts';
+import { AggregateMetric, ArtifactId, Column, CutCells, MODEL_ROWS, RowLimit, Rows, ToolFilter, ToolSort } from './tool-schemas.ts';
 
 const Columns = z.array(z.string().min(1).max(1000)).min(1).max(1600);
 const Filters = z.array(ToolFilter).max(100);
@@ -32,6 +33,7 @@ export const readArtifactTool = defineTool({
   output: z.strictObject({
     columns: z.array(Column),
     rows: Rows,
+    cutCells: CutCells,
     nextCursor: z.string().nullable(),
     firstRow: z.number().int().describe('The 1-based position of the first row among the matching rows.'),
   }),
@@ -45,7 +47,9 @@ export const readArtifactTool = defineTool({
       filters: input.filters,
       sort: input.sort,
     });
-    return { columns: page.columns, rows: page.rows, nextCursor: page.nextCursor, firstRow: page.offset + 1 };
+    // The page holds every value whole; the model sees them cut as a preview shows them, so one long value cannot take the whole budget.
+    const { rows, cutCells } = cutLongCells(page.rows, ctx.queries.previewCellChars);
+    return { columns: page.columns, rows, cutCells, nextCursor: page.nextCursor, firstRow: page.offset + 1 };
   },
 });
 
@@ -64,7 +68,7 @@ export const aggregateArtifactTool = defineTool({
     sort: Sort.optional().describe('By output column name (a groupBy column or a metric\u2019s `as`).'),
     limit: RowLimit,
   }),
-  output: z.strictObject({ columns: z.array(Column), rows: Rows, truncated: z.boolean().describe('True when more groups exist than limit.') }),
+  output: z.strictObject({ columns: z.array(Column), rows: Rows, cutCells: CutCells, truncated: z.boolean().describe('True when more groups exist than limit.') }),
   list: 'rows',
   async run(input, ctx) {
     await requireReadable(ctx, input.artifact_id);
@@ -75,6 +79,7 @@ export const aggregateArtifactTool = defineTool({
       sort: input.sort,
       limit: input.limit,
     });
-    return { columns: result.columns, rows: result.rows, truncated: result.more };
+    const { rows, cutCells } = cutLongCells(result.rows, ctx.queries.previewCellChars);
+    return { columns: result.columns, rows, cutCells, truncated: result.more };
   },
 });

@@ -4,7 +4,9 @@
  * tool's list (rows, tables, fields) are dropped from the end until the
  * result, as the surface measures it, fits; the result then says how many
  * were dropped and what to do. Everything else (the artifact handle, the
- * completeness block) is kept whole.
+ * completeness block) is kept whole. Long values were already cut, as the
+ * preview cuts them (SLUICE_PREVIEW_CELL_CHARS, `cutCells`), so the budget
+ * drops rows only when the cut rows still do not fit.
  */
 import { z } from 'zod';
 
@@ -25,9 +27,12 @@ export function boundResult<T extends Record<string, unknown>>(result: T, list: 
   if (measure(result) <= maxChars || list === null || !Array.isArray(items)) return result;
   // Only a kept artifact holds what was dropped; a result read only in part says nothing of one.
   const kept = (result.artifact as { decision?: unknown } | null | undefined)?.decision === 'CREATED';
+  // The cells a preview's cell cut listed go with their rows.
+  const cutCells = list === 'rows' && Array.isArray(result.cutCells) ? (result.cutCells as { row: number }[]) : null;
   const cut = (keep: number): Bounded<T> => ({
     ...result,
     [list]: items.slice(0, keep),
+    ...(cutCells === null ? {} : { cutCells: cutCells.filter((c) => c.row < keep) }),
     truncatedForSize: {
       list,
       shown: keep,

@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { ArtifactDecision as Decision, QueryData } from '../../query/query-types.ts';
 import { defineTool } from './tool-types.ts';
-import { ArtifactDecision, Column, Completeness, MODEL_ROWS, Rows } from './tool-schemas.ts';
+import { ArtifactDecision, Column, Completeness, CutCells, MODEL_ROWS, Rows } from './tool-schemas.ts';
 
 const ASK_FULL = `To get the whole result, call run_select again with "keep_full_result": true: it is kept as an artifact to page, filter or aggregate with read_artifact or aggregate_artifact. Or narrow the query (a WHERE, a GROUP BY, fewer columns).`;
 
@@ -24,6 +24,7 @@ async function notesOf(sql: string, data: QueryData, keep: boolean, ownLimit: (s
   if (c.status === 'COMPLETE') notes.push(`These ${c.returnedRows} rows are the whole result.`);
   else if (!keep && c.boundedBy === 'maxRows' && c.limitSetBy === 'server') notes.push(`More rows exist: only the first ${c.returnedRows} were read (this tool reads at most ${MODEL_ROWS} unless asked for the whole result). ${ASK_FULL}`);
   else if (c.boundedBy === 'previewRows') notes.push(`Only the first ${c.returnedRows} rows are shown (this tool shows at most ${MODEL_ROWS}).`);
+  else if (c.boundedBy === 'previewBytes') notes.push(`The rows shown are cut to the preview's size (${c.returnedRows} of ${c.totalRows ?? 'an unknown number of'} rows; cutCells lists values cut short). ${keep ? '' : ASK_FULL}`.trim());
   else notes.push(`The result was cut by ${c.boundedBy ?? 'a failure to store it'}${c.limitSetBy === null ? '' : `, a limit set by the ${c.limitSetBy}`}; the total is unknown.`);
   const limit = await ownLimit(sql);
   if (limit !== null && c.status === 'COMPLETE' && c.returnedRows === limit) notes.push(`The query's own LIMIT ${limit} may have cut the result: more rows may match.`);
@@ -55,7 +56,7 @@ export const runSelectTool = defineTool({
       .default(false)
       .describe(`true: read the whole result and keep it as an artifact to page, filter or aggregate. Default false: at most ${MODEL_ROWS} rows are read and nothing is kept.`),
   }),
-  output: z.strictObject({ columns: z.array(Column), rows: Rows, completeness: Completeness, artifact: ArtifactDecision.nullable(), notes: z.array(z.string()) }),
+  output: z.strictObject({ columns: z.array(Column), rows: Rows, cutCells: CutCells, completeness: Completeness, artifact: ArtifactDecision.nullable(), notes: z.array(z.string()) }),
   list: 'rows',
   async run(input, ctx) {
     const keep = input.keep_full_result;
@@ -73,6 +74,6 @@ export const runSelectTool = defineTool({
     );
     if (data.artifact?.decision === 'CREATED' && data.artifact.id) ctx.artifacts.push(data.artifact.id);
     const notes = await notesOf(input.sql, data, keep, (sql) => ctx.datasource.driver.ownLimit(sql));
-    return { columns: data.preview.columns, rows: data.preview.rows, completeness: data.completeness, artifact: keep ? data.artifact : unkept(data), notes };
+    return { columns: data.preview.columns, rows: data.preview.rows, cutCells: data.preview.cutCells, completeness: data.completeness, artifact: keep ? data.artifact : unkept(data), notes };
   },
 });

@@ -11,7 +11,7 @@ import { SemanticIntent, type SemanticIntentT } from '../../semantic/intent.ts';
 import { Explore } from '../../semantic/model-schema.ts';
 import { BadArgumentsError } from './tool-errors.ts';
 import { defineTool, type ToolContext } from './tool-types.ts';
-import { ArtifactDecision, Chart, Column, Completeness, MODEL_ROWS, ResultField, Rows } from './tool-schemas.ts';
+import { ArtifactDecision, Chart, Column, Completeness, CutCells, MODEL_ROWS, ResultField, Rows } from './tool-schemas.ts';
 import { CHART_ROWS, ChartRows } from '../../contract/charts.ts';
 import { FIELD_KINDS } from '../../vocabulary.ts';
 
@@ -96,6 +96,7 @@ export const runQueryTool = defineTool({
     fields: z.array(ResultField),
     columns: z.array(Column),
     rows: Rows,
+    cutCells: CutCells,
     completeness: Completeness,
     artifact: ArtifactDecision.nullable(),
     summary: z.string(),
@@ -107,7 +108,7 @@ export const runQueryTool = defineTool({
     const artifact = run.data.artifact;
     if (artifact?.decision === 'CREATED' && artifact.id) ctx.artifacts.push(artifact.id);
     const { queryId, fields, preview, completeness } = run.data;
-    return { queryId, fields, columns: preview.columns, rows: preview.rows, completeness, artifact, summary: run.summary };
+    return { queryId, fields, columns: preview.columns, rows: preview.rows, cutCells: preview.cutCells, completeness, artifact, summary: run.summary };
   },
 });
 

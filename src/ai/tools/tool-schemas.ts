@@ -6,7 +6,7 @@
  * what tools alone have is written here.
  */
 import { z } from 'zod';
-import { ArtifactDecision, Column, Completeness } from '../../contract/results.ts';
+import { ArtifactDecision, Column, Completeness, CutCell } from '../../contract/results.ts';
 import { AggregateMetric, FilterSchema, SortSchema } from '../../contract/reads.ts';
 import { TableDetail, TableSummary } from '../../contract/tables.ts';
 import { Chart, ResultField } from '../../contract/charts.ts';
@@ -18,6 +18,9 @@ export { AggregateMetric, ArtifactDecision, Chart, Column, Completeness, ResultF
 export const MODEL_ROWS = 50;
 
 export const Rows = z.array(z.array(z.unknown()));
+
+/** The cells of `rows` cut to SLUICE_PREVIEW_CELL_CHARS, as a query's preview lists them; the artifact holds them whole. */
+export const CutCells = z.array(CutCell).describe('Values in rows cut short because they were longer than the cell bound: row and column index rows and columns, chars is the whole value\u2019s length. The artifact and its downloads hold every value whole.');
 
 /** The API's filter, with the operators spelled out so a model sees them in the schema. */
 export const ToolFilter = FilterSchema.extend({ op: z.enum(FILTER_OPS) });

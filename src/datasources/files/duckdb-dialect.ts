@@ -42,5 +42,6 @@ export const duckdbDialect: SqlDialect = {
   orderBy: (expression, direction) => `${expression} ${direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`,
   limit: (rows) => `LIMIT ${rows}`,
   fullJoin: true,
+  failWith: (text) => `error('${text}' || (SELECT ''))`,
   splitTableName,
 };

@@ -95,6 +95,9 @@ export function mysqlDialect(flavor: MysqlFlavor, defaultSchema?: string): SqlDi
     limit: (rows) => `LIMIT ${rows}`,
     // Neither MariaDB nor MySQL runs FULL [OUTER] JOIN.
     fullJoin: false,
+    // "BIGINT UNSIGNED value is out of range in '... octet_length('<text>')'": an error even in a
+    // SELECT, where a failed CAST is only a warning; the message quotes the expression.
+    failWith: (text) => `CAST((SELECT 0) AS UNSIGNED) - LENGTH('${text}')`,
     splitTableName: splitter(defaultSchema),
   };
 }

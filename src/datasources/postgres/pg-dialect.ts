@@ -34,5 +34,7 @@ export const pgDialect: SqlDialect = {
   orderBy: (expression, direction) => `${expression} ${direction === 'desc' ? 'DESC' : 'ASC'} NULLS LAST`,
   limit: (rows) => `LIMIT ${rows}`,
   fullJoin: true,
+  // "invalid input syntax for type integer: \"<text>\"". A sub-select is never folded, so the cast waits for its branch.
+  failWith: (text) => `CAST('${text}' || (SELECT '') AS integer)`,
   splitTableName,
 };

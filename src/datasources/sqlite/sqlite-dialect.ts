@@ -65,5 +65,7 @@ export const sqliteDialect: SqlDialect = {
   limit: (rows) => `LIMIT ${rows}`,
   // FULL JOIN since SQLite 3.39 (2022); every runtime's library here is newer.
   fullJoin: true,
+  // "bad JSON path: '<text>'": SQLite raises no error of its own choosing outside a trigger.
+  failWith: (text) => `json_extract('{}', '${text}' || (SELECT ''))`,
   splitTableName,
 };

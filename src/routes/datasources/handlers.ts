@@ -23,7 +23,14 @@ export function registerDatasourceRoutes(app: OpenAPIHono<AppEnv>, registry: Dat
     const limit = q.limit ?? 200;
     const { tables, total } = await listTables(ds, { schema: q.schema, search: q.search, limit });
     const complete = tables.length >= total;
-    const completeness = { status: complete ? ('COMPLETE' as const) : ('INCOMPLETE' as const), returnedRows: tables.length, totalRows: total };
+    const completeness = {
+      status: complete ? ('COMPLETE' as const) : ('INCOMPLETE' as const),
+      returnedRows: tables.length,
+      totalRows: total,
+      // As a query's completeness names the limit that cut it, and who set it.
+      boundedBy: complete ? null : ('limit' as const),
+      limitSetBy: complete ? null : q.limit === undefined ? ('server' as const) : ('request' as const),
+    };
     const summary = complete ? `${total} table(s).` : `Returned ${tables.length} of ${total} tables; narrow with schema or search, or raise limit.`;
     return c.json(ok(summary, { tables, completeness }), 200);
   });

@@ -1,6 +1,6 @@
 /** Request and response schemas of /api/datasources: the datasources, their tables and one table's detail. */
 import { z } from '@hono/zod-openapi';
-import { COMPLETENESS_STATUSES, DATASOURCE_KINDS, DIALECT_NAMES } from '../../vocabulary.ts';
+import { COMPLETENESS_STATUSES, DATASOURCE_KINDS, DIALECT_NAMES, LIMIT_SOURCES, LISTING_BOUNDS } from '../../vocabulary.ts';
 import { TableDetail, TableSummary } from '../../contract/tables.ts';
 import { envelope } from '../common/envelope.ts';
 
@@ -36,7 +36,13 @@ export const TableListEnvelope = envelope(
   z.object({
     tables: z.array(TableSummary),
     // A listing counts every match, so it is never UNKNOWN.
-    completeness: z.object({ status: z.enum(COMPLETENESS_STATUSES).exclude(['UNKNOWN']), returnedRows: z.number().int(), totalRows: z.number().int() }),
+    completeness: z.object({
+      status: z.enum(COMPLETENESS_STATUSES).exclude(['UNKNOWN']),
+      returnedRows: z.number().int(),
+      totalRows: z.number().int(),
+      boundedBy: z.enum(LISTING_BOUNDS).nullable().openapi({ description: '`limit` when the listing stopped at its limit (more tables match), else null.' }),
+      limitSetBy: z.enum(LIMIT_SOURCES).nullable().openapi({ description: 'Who set the limit named in boundedBy: the request (`limit`) or the server (its default of 200).' }),
+    }),
   }),
 );
 

@@ -1,7 +1,7 @@
 /** Request and response schemas of /api/queries. */
 import { z } from '@hono/zod-openapi';
 import { MATERIALIZE_MODES, QUERY_STATES } from '../../vocabulary.ts';
-import { ArtifactDecision, Column, Completeness, Limits, SessionId } from '../../contract/results.ts';
+import { ArtifactDecision, Completeness, Limits, Preview, SessionId } from '../../contract/results.ts';
 import { envelope } from '../common/envelope.ts';
 
 export const QueryRequest = z
@@ -22,7 +22,7 @@ export const QueryData = z
   .object({
     queryId: z.string(),
     state: z.enum(QUERY_STATES),
-    preview: z.object({ columns: z.array(Column), rows: z.array(z.array(z.unknown())) }),
+    preview: Preview,
     completeness: Completeness,
     artifact: ArtifactDecision.nullable(),
     progress: z.object({ rowsWritten: z.number().int(), bytesWritten: z.number().int(), elapsedMs: z.number().int() }),

@@ -34,7 +34,7 @@ export async function finishExport(pieces: ExportPieces, failure: unknown, reque
   const counts = (): Counts => ({ columns, rows: cutter.rows, bytes: cutter.bytes, cappedBy: caps.cappedBy });
   if (failure !== null && isDiskFull(failure)) {
     await writer.abandon();
-    return storageFailed(preview.sent, counts());
+    return storageFailed(preview, counts());
   }
   if (failure !== null || stops.reason === 'cancel') {
     await writer.abandon();
@@ -53,24 +53,28 @@ export async function finishExport(pieces: ExportPieces, failure: unknown, reque
 
 /** Sends the preview if the stream never filled it, and keeps the parts when the result is to be an artifact. */
 async function deliver(writer: PartWriter, preview: ExportPreview, counts: Counts, request: ExportRequest): Promise<ExportResult> {
-  const completeInPreview = !preview.sent && counts.cappedBy === null;
-  if (!preview.sent) await preview.send(counts.rows, completeInPreview);
+  const allInPreview = !preview.sent && counts.cappedBy === null;
+  if (!preview.sent) await preview.send(counts.rows, allInPreview);
+  // A preview its size bounds cut (rows left out, or a value cut) is not the whole result: under "auto" the artifact holds it.
+  const shown = { previewShown: preview.shown.rows, previewBounded: preview.shown.bounded };
+  const completeInPreview = allInPreview && !shown.previewBounded;
   const keep = request.materialize === 'always' || (request.materialize === 'auto' && !completeInPreview);
   if (!keep) {
     await writer.abandon();
-    return { ...counts, completeInPreview, parts: null, storageFailure: null };
+    return { ...counts, ...shown, completeInPreview, parts: null, storageFailure: null };
   }
   try {
-    return { ...counts, completeInPreview, parts: await writer.finish(), storageFailure: null };
+    return { ...counts, ...shown, completeInPreview, parts: await writer.finish(), storageFailure: null };
   } catch (error) {
     if (!isDiskFull(error)) throw error;
     await writer.abandon();
-    return storageFailed(true, counts);
+    return storageFailed(preview, counts);
   }
 }
 
 /** With a preview to give, the query still succeeds and only the artifact fails; without one, the query fails. */
-function storageFailed(previewSent: boolean, counts: Counts): ExportResult {
-  if (!previewSent) throw diskFullError(DISK_FULL);
-  return { ...counts, completeInPreview: false, parts: null, storageFailure: DISK_FULL };
+function storageFailed(preview: ExportPreview, counts: Counts): ExportResult {
+  if (!preview.sent) throw diskFullError(DISK_FULL);
+  const { rows, bounded } = preview.shown;
+  return { ...counts, previewShown: rows, previewBounded: bounded, completeInPreview: false, parts: null, storageFailure: DISK_FULL };
 }

@@ -33,7 +33,7 @@ export async function streamToParts(
   hooks: ExportHooks,
 ): Promise<ExportResult> {
   const writer = new PartWriter(request.stagingDir, columns, duck, (part) => hooks.onPart(part));
-  const preview = new ExportPreview(duck, columns, request.previewRows, writer, (data) => hooks.onPreview(data));
+  const preview = new ExportPreview(duck, columns, request.previewRows, { bytes: request.previewBytes, cellChars: request.previewCellChars }, writer, (data) => hooks.onPreview(data));
   const cutter = new PartCutter(writer, PART_BYTES, preview);
   const stops = new StopControl(source);
   const pieces: ExportPieces = { writer, preview, cutter, caps: new CapTracker(request, cutter), stops };

@@ -78,6 +78,8 @@ for (const kind of KINDS) {
         OPENAI_API_KEY: 'sk-test',
         OPENAI_BASE_URL: LLM_BASE,
         SLUICE_AI_MODEL: 'fake-model',
+        // Four regions: a merge source of every region is over it, one of two or three is not.
+        SLUICE_MERGE_SOURCE_ROWS: '3',
       });
     });
     afterAll(async () => {
@@ -185,6 +187,49 @@ for (const kind of KINDS) {
         ['south', revenue.get('south'), big('south')],
       ]);
       expect(REGIONS).toContain('east');
+    });
+
+    it('fails a merge whose source is over SLUICE_MERGE_SOURCE_ROWS in its one statement, naming the source, even when no row would join', async () => {
+      for (const joinType of ['full', 'inner']) {
+        const intent = {
+          type: 'merge',
+          query: {
+            sources: [
+              { explore: 'orders', dimensions: ['orders.region'], metrics: ['orders.revenue'], filters: [{ field: 'orders.region', op: 'in', value: ['north'] }] },
+              // Every region: 4 rows, over the cap of 3. Inner-joined to north, only north would join.
+              { explore: 'big_orders', dimensions: ['big_orders.region'], metrics: ['big_orders.big_count'], filters: joinType === 'inner' ? [{ field: 'big_orders.region', op: 'not_in', value: ['north'] }] : [] },
+            ],
+            joinOn: [{ left: 'orders.region', right: 'big_orders.region' }],
+            joinType,
+          },
+        };
+        const before = server.sluice.queriesSubmitted();
+        const r = await server.request('/api/semantic/query', { token: TOKENS.analyst, body: { intent } });
+        expect(server.sluice.queriesSubmitted()).toBe(before + 1);
+        if (joinType === 'inner') {
+          // Three regions but north: at the cap, and no row joins; the merge runs and is empty.
+          expect(r.status, JSON.stringify(r.body)).toBe(200);
+          expect(r.body.data.preview.rows).toEqual([]);
+          continue;
+        }
+        expect(r.status, JSON.stringify(r.body)).toBe(400);
+        expect(r.body.errorCode).toBe('SEMANTIC_VALIDATION_ERROR');
+        expect(r.body.error.details.errors).toEqual([{ kind: 'source_row_cap', source: 1, message: expect.stringMatching(/^Source 1: explore "big_orders" returns more than 3 rows/) }]);
+      }
+      const empty = {
+        type: 'merge',
+        query: {
+          sources: [
+            { explore: 'orders', dimensions: ['orders.region'], metrics: ['orders.revenue'], filters: [{ field: 'orders.region', op: 'in', value: ['nowhere'] }] },
+            { explore: 'big_orders', dimensions: ['big_orders.region'], metrics: ['big_orders.big_count'] },
+          ],
+          joinOn: [{ left: 'orders.region', right: 'big_orders.region' }],
+          joinType: 'inner',
+        },
+      };
+      const r = await server.request('/api/semantic/query', { token: TOKENS.analyst, body: { intent: empty } });
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.error.details.errors.map((e: { kind: string; source: number }) => [e.kind, e.source])).toEqual([['source_row_cap', 1]]);
     });
 
     it('chats in its dialect: the model is told it, shown its tables, and its fences count as SQL', async () => {

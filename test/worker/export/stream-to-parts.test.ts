@@ -99,6 +99,8 @@ function request(overrides: Partial<Omit<ExportRequest, 'limits'>> & { limits?: 
     kind: 'select',
     params: [],
     previewRows: 3,
+    previewBytes: 1 << 20,
+    previewCellChars: 10_000,
     materialize: 'always',
     ...overrides,
     stagingDir,
