@@ -163,7 +163,7 @@ export class CsvChunkWriter {
    * that are not valid UTF-8 (a server that sent some in a text value) are
    * replaced as decoding each value would have, U+FFFD for each bad sequence.
    */
-  take(): SourceChunk {
+  take(): SourceChunk & { rows: number } {
     let bytes = this.#buffer.subarray(0, this.#recordStart);
     let longestRow = this.#longest;
     if (!validUtf8(bytes)) {
