@@ -19,8 +19,12 @@ export interface MysqlField {
   characterSet: number;
 }
 
-/** How a column's wire bytes become the text the CSV carries (row-values.ts). */
-export type ValueReader = 'text' | 'base64' | 'bit-bool' | 'bit-number' | 'date' | 'datetime' | 'timestamp';
+/**
+ * How a column's wire bytes become the text the CSV carries (row-values.ts):
+ * `digits` is text the server writes without a comma, quote or line break
+ * (numbers, YEAR, TIME), copied as it is.
+ */
+export type ValueReader = 'text' | 'digits' | 'base64' | 'bit-bool' | 'bit-number' | 'date' | 'datetime' | 'timestamp';
 
 export interface MysqlColumn {
   choice: ColumnChoice;
@@ -39,15 +43,15 @@ const T = {
 
 const INTEGERS: Record<number, string> = { [T.TINY]: 'tinyint', [T.SHORT]: 'smallint', [T.INT24]: 'mediumint', [T.LONG]: 'int', [T.LONGLONG]: 'bigint' };
 const FIXED: Record<number, [string, StorageKind, ValueReader]> = {
-  [T.FLOAT]: ['float', 'float', 'text'],
-  [T.DOUBLE]: ['double', 'float', 'text'],
+  [T.FLOAT]: ['float', 'float', 'digits'],
+  [T.DOUBLE]: ['double', 'float', 'digits'],
   [T.NULL]: ['null', 'text', 'text'],
   [T.TIMESTAMP]: ['timestamp', 'timestamptz', 'timestamp'],
   [T.DATE]: ['date', 'date', 'date'],
   [T.NEWDATE]: ['date', 'date', 'date'],
-  [T.TIME]: ['time', 'text', 'text'],
+  [T.TIME]: ['time', 'text', 'digits'],
   [T.DATETIME]: ['datetime', 'timestamp', 'datetime'],
-  [T.YEAR]: ['year', 'int', 'text'],
+  [T.YEAR]: ['year', 'int', 'digits'],
   [T.JSON]: ['json', 'text', 'text'],
   [T.GEOMETRY]: ['geometry', 'bytea', 'base64'],
 };
@@ -89,9 +93,9 @@ function columnOf(field: MysqlField): MysqlColumn {
     let storage: StorageKind = 'int';
     if (columnType === T.LONGLONG) storage = unsigned ? 'numeric_text' : 'int8';
     else if (columnType === T.LONG && unsigned) storage = 'int8';
-    return { choice: { name, type, storage }, reader: 'text' };
+    return { choice: { name, type, storage }, reader: 'digits' };
   }
-  if (columnType === T.NEWDECIMAL || columnType === T.DECIMAL) return { choice: decimalColumn(field), reader: 'text' };
+  if (columnType === T.NEWDECIMAL || columnType === T.DECIMAL) return { choice: decimalColumn(field), reader: 'digits' };
   if (columnType === T.BIT) {
     const single = field.columnLength === 1;
     return { choice: { name, type: 'bit', storage: single ? 'bool' : 'numeric_text' }, reader: single ? 'bit-bool' : 'bit-number' };

@@ -1,13 +1,20 @@
 /**
- * A row as the export's CSV carries it (row-source.ts in the worker: the
- * CSV PostgreSQL's COPY writes), from the bytes the server sent for each
- * value (the text protocol's own text, so nothing is rounded on the way).
- * A value the column model cannot hold exactly fails the query naming the
- * column: MySQL's zero dates ('0000-00-00', or a zero month or day) are no
- * date at all, and a BIT(1) holds only 0 or 1.
+ * A value as the export's CSV carries it (row-source.ts in the worker: the
+ * CSV PostgreSQL's COPY writes), written from the bytes the server sent for
+ * it (the text protocol's own text, so nothing is rounded on the way)
+ * straight into the chunk being built. A value the column model cannot
+ * hold exactly fails the query naming the column: MySQL's zero dates
+ * ('0000-00-00', or a zero month or day) are no date at all, and a BIT(1)
+ * holds only 0 or 1.
  */
 import { SluiceError } from '../../errors.ts';
+import type { CsvChunkWriter } from '../../worker/export/csv-chunk-writer.ts';
 import type { ValueReader } from './column-types.ts';
+
+const ZERO = 0x30;
+const ONE = 0x31;
+/** The UTC offset a TIMESTAMP's text gets: the session runs in UTC, so its text is the UTC wall clock. */
+const UTC = Buffer.from('+00');
 
 function zeroDate(column: string, value: string): SluiceError {
   return new SluiceError(
@@ -17,14 +24,21 @@ function zeroDate(column: string, value: string): SluiceError {
   );
 }
 
-/** A date with a zero year, month or day: MySQL stores these, no calendar has them. */
-function isZeroDate(text: string): boolean {
-  return text.startsWith('0000') || text.slice(5, 7) === '00' || text.slice(8, 10) === '00';
+/** Two ASCII zeros at `at` (within the value). */
+function zeros(bytes: Uint8Array, at: number, end: number, count: number): boolean {
+  if (at + count > end) return false;
+  for (let i = at; i < at + count; i++) if (bytes[i] !== ZERO) return false;
+  return true;
 }
 
-function bitNumber(bytes: Buffer): string {
+/** A date with a zero year, month or day (YYYY-MM-DD…): MySQL stores these, no calendar has them. */
+function isZeroDate(bytes: Uint8Array, start: number, end: number): boolean {
+  return zeros(bytes, start, end, 4) || zeros(bytes, start + 5, end, 2) || zeros(bytes, start + 8, end, 2);
+}
+
+function bitNumber(bytes: Uint8Array, start: number, end: number): string {
   let value = 0n;
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  for (let i = start; i < end; i++) value = (value << 8n) | BigInt(bytes[i]!);
   return value.toString();
 }
 
@@ -32,32 +46,30 @@ function bitNumber(bytes: Buffer): string {
  * A BIT(1) arrives as one byte, 0 or 1; from JSON_TABLE MariaDB sends its
  * text, '0' or '1'. Either way the value is unambiguous.
  */
-function bitBool(column: string, bytes: Buffer): string {
-  const byte = bytes.length === 1 ? bytes[0] : undefined;
-  if (byte === 0 || byte === 0x30) return 'f';
-  if (byte === 1 || byte === 0x31) return 't';
+function bitBool(column: string, bytes: Uint8Array, start: number, end: number): string {
+  const byte = end - start === 1 ? bytes[start] : undefined;
+  if (byte === 0 || byte === ZERO) return 'f';
+  if (byte === 1 || byte === ONE) return 't';
   throw new SluiceError('SQL_ERROR', `Column "${column}" is a BIT(1) that holds neither 0 nor 1.`, { column });
 }
 
-/** The text of one value in the column model's storage, or null for SQL NULL. */
-export function valueText(reader: ValueReader, column: string, bytes: Buffer | null): string | null {
-  if (bytes === null) return null;
+/** Writes the value in `bytes[start, end)` (not NULL) as the column model's storage reads it. */
+export function writeValue(out: CsvChunkWriter, reader: ValueReader, column: string, bytes: Buffer, start: number, end: number): void {
   switch (reader) {
     case 'text':
-      return bytes.toString('utf8');
+      return out.text(bytes, start, end);
+    case 'digits':
+      return out.plain(bytes, start, end);
     case 'base64':
-      return bytes.toString('base64');
+      return out.ascii(bytes.toString('base64', start, end));
     case 'bit-bool':
-      return bitBool(column, bytes);
+      return out.ascii(bitBool(column, bytes, start, end));
     case 'bit-number':
-      return bitNumber(bytes);
+      return out.ascii(bitNumber(bytes, start, end));
     case 'date':
     case 'datetime':
-    case 'timestamp': {
-      const text = bytes.toString('latin1');
-      if (isZeroDate(text)) throw zeroDate(column, text);
-      // The session runs in UTC: a TIMESTAMP's text is the UTC wall clock.
-      return reader === 'timestamp' ? `${text}+00` : text;
-    }
+    case 'timestamp':
+      if (isZeroDate(bytes, start, end)) throw zeroDate(column, bytes.toString('latin1', start, end));
+      return reader === 'timestamp' ? out.plainJoined(bytes, start, end, UTC) : out.plain(bytes, start, end);
   }
 }

@@ -133,3 +133,28 @@ export function valueText(column: SqliteColumnPlan, value: SqliteValue): string 
   if (text === undefined) throw new MixedColumnError(column, value);
   return text;
 }
+
+/** Where a value's text goes: as it is when it can never need quoting, or quoted where it must be. */
+export interface ValueSink {
+  null(): void;
+  ascii(text: string): void;
+  string(text: string): void;
+}
+
+/** Storage whose text is digits, a boolean word or base64: never a comma, quote or line break. */
+const ASCII_STORAGE = new Set<StorageKind>(['int8', 'float', 'numeric_text', 'bytea', 'bool']);
+
+/** Writes one value of `column` to `sink` (valueText's text, without a string per row); throws MixedColumnError as valueText does. */
+export function valueWriter(column: SqliteColumnPlan): (sink: ValueSink, value: SqliteValue) => void {
+  const ascii = ASCII_STORAGE.has(column.storage);
+  const storage = column.storage;
+  return (sink, value) => {
+    if (value === null) return sink.null();
+    // A TEXT value in a text column, the commonest case, needs no conversion.
+    if (storage === 'text' && typeof value === 'string') return sink.string(value);
+    const text = convert(storage, value);
+    if (text === undefined) throw new MixedColumnError(column, value);
+    if (ascii) sink.ascii(text);
+    else sink.string(text);
+  };
+}

@@ -1,29 +1,33 @@
 /**
- * A statement's rows as the core's RowSource: mysql2's query stream (rows
- * arrive as the server sends them, with backpressure on the socket, never
- * a buffered result), each value read from the bytes the server sent and
- * written as CSV records (row-values.ts), in chunks. The columns are planned
- * from the result's field metadata, which arrives before the first row.
+ * A statement's rows as the core's RowSource: mysql2's query (rows arrive
+ * as the server sends them, with backpressure on the socket, never a
+ * buffered result), each row packet read by a row parser of our own that
+ * writes its values from the bytes the server sent straight into CSV
+ * records (row-values.ts, csv-chunk-writer.ts), in chunks. mysql2's own
+ * parser would make a Buffer or string per value and a JavaScript array
+ * per row, which cost most of an export's time (bench/runs/
+ * 2026-12-01-kinds-export.md). The columns are planned from the result's
+ * field metadata, which arrives before the first row.
  *
  * The export fetches at most `fetchLimit` rows (a row cap + 1, so the core
  * knows there were more): the session's sql_select_limit asks the server for
  * no more, and a statement whose own LIMIT overrides it is stopped here with
  * a KILL QUERY once enough rows arrived.
  */
-import type { Connection } from 'mysql2';
+import type { Connection, Query } from 'mysql2';
 import { SluiceError } from '../../../errors.ts';
-import type { Readable } from 'node:stream';
 import type { PlannedColumn } from '../../../columns/column-plan.ts';
 import type { RowSource, SourceChunk } from '../../../worker/export/row-source.ts';
+import { CsvChunkWriter } from '../../../worker/export/csv-chunk-writer.ts';
 import { mysqlColumns, type MysqlField, type ValueReader } from '../column-types.ts';
 import { ER_QUERY_INTERRUPTED } from '../mysql-errors.ts';
-import { csvRecord } from '../../../worker/export/csv-record.ts';
-import { valueText } from '../row-values.ts';
+import { writeValue } from '../row-values.ts';
 import type { QueryKiller } from './kill-query.ts';
 
-/** Rows are handed on once this much CSV is waiting, or whenever the socket has nothing more for now. */
-const CHUNK_CHARS = 256 * 1024;
-const STREAM_ROWS = 2_000;
+/** A chunk is handed on once it holds this much CSV (or sooner, when the export is waiting for one). */
+const CHUNK_BYTES = 1024 * 1024;
+/** Chunks waiting for the export before the socket is paused. */
+const QUEUED_CHUNKS = 2;
 
 export interface OpenedRows {
   columns: PlannedColumn[];
@@ -50,13 +54,8 @@ function describe(connection: Connection, sql: string): Promise<MysqlField[]> {
 /** The statement's columns, and the source that runs it and streams its rows. */
 export async function openRows(connection: Connection, sql: string, fetchLimit: number, killer: QueryKiller): Promise<OpenedRows> {
   const described = mysqlColumns(await describe(connection, sql));
-  const run = (): Readable => {
-    const query = connection.query({ sql, rowsAsArray: true, typeCast: (field) => field.buffer() });
-    // The stream reports the error; a query whose stream was given up must not throw it unheard.
-    query.on('error', () => undefined);
-    return endWithConnection(connection, query.stream({ highWaterMark: STREAM_ROWS }));
-  };
-  return { columns: described.columns, source: { cancel: () => killer.kill(), [Symbol.asyncIterator]: () => chunks(run(), described, fetchLimit, killer) } };
+  const iterate = () => new CsvRows(connection, sql, described, fetchLimit, killer).chunks();
+  return { columns: described.columns, source: { cancel: () => killer.kill(), [Symbol.asyncIterator]: iterate } };
 }
 
 /** The metadata the running statement sent must plan the columns as its description did, or values would be misread. */
@@ -69,72 +68,180 @@ function checkSameColumns(described: PlannedMetadata, fields: MysqlField[]): Val
 
 type PlannedMetadata = ReturnType<typeof mysqlColumns>;
 
-/**
- * mysql2 tells a connection lost during a streaming query to the connection
- * only, not to the query: the stream is ended with that error here, or the
- * export would wait for rows that never come.
- */
-function endWithConnection(connection: Connection, stream: Readable): Readable {
-  const lost = (error?: unknown) => {
-    const reason = error instanceof Error ? error : Object.assign(new Error('The connection to the database ended.'), { code: 'PROTOCOL_CONNECTION_LOST' });
-    stream.destroy(reason);
-  };
-  connection.once('error', lost);
-  connection.once('end', lost);
-  stream.once('close', () => {
-    connection.removeListener('error', lost);
-    connection.removeListener('end', lost);
-  });
-  return stream;
-}
-
 function isOurStop(error: unknown): boolean {
   return (error as { errno?: unknown } | null)?.errno === ER_QUERY_INTERRUPTED;
 }
 
-async function* chunks(stream: Readable, described: PlannedMetadata, fetchLimit: number, killer: QueryKiller): AsyncGenerator<SourceChunk> {
-  let readers = described.readers;
-  const names = described.columns.map((c) => c.name);
-  stream.once('fields', (fields: MysqlField[]) => {
-    try {
-      readers = checkSameColumns(described, fields);
-    } catch (error) {
-      stream.destroy(error as Error);
-    }
-  });
-  let text = '';
-  let rows = 0;
-  let longest = 0;
-  let seen = 0;
-  let limitKill = false;
-  const take = () => {
-    // A UTF-16 code unit takes at most 3 bytes in UTF-8: a bound without measuring every line.
-    const chunk = { bytes: Buffer.from(text, 'utf8'), rows, longestRow: longest * 3 };
-    text = '';
-    rows = 0;
-    longest = 0;
-    return chunk;
-  };
-  try {
-    for await (const row of stream as AsyncIterable<(Buffer | null)[]>) {
-      if (seen >= fetchLimit) continue;
-      seen++;
-      const line = csvRecord(row.map((bytes, i) => valueText(readers[i]!, names[i]!, bytes)));
-      if (line.length > longest) longest = line.length;
-      text += line;
-      rows++;
-      if (seen === fetchLimit && !killer.sent) {
-        limitKill = true;
-        killer.kill();
+/** What mysql2 hands a row parser: the row packet, read from its offset to its end. */
+interface RowPacket {
+  buffer: Buffer;
+  offset: number;
+  end: number;
+  readLengthCodedNumber(): number | null;
+}
+
+/**
+ * One run of the statement: mysql2's query with our row parser in place of
+ * its own, CSV chunks queued for the export, the connection paused while
+ * enough are waiting. The end, an error, or a lost connection is kept and
+ * seen by the export once the chunks before it are taken.
+ */
+class CsvRows {
+  readonly #connection: Connection;
+  readonly #names: string[];
+  readonly #fetchLimit: number;
+  readonly #killer: QueryKiller;
+  readonly #out: CsvChunkWriter;
+  #readers: ValueReader[];
+  #queued: SourceChunk[] = [];
+  #seen = 0;
+  #limitKill = false;
+  #paused = false;
+  #ended = false;
+  #failure: unknown = null;
+  /** The export is waiting for a chunk. */
+  #wake: (() => void) | null = null;
+  #handOnScheduled = false;
+
+  constructor(connection: Connection, sql: string, described: PlannedMetadata, fetchLimit: number, killer: QueryKiller) {
+    this.#connection = connection;
+    this.#names = described.columns.map((c) => c.name);
+    this.#readers = described.readers;
+    this.#fetchLimit = fetchLimit;
+    this.#killer = killer;
+    this.#out = new CsvChunkWriter(described.columns.length, CHUNK_BYTES);
+    const query = connection.query({ sql, rowsAsArray: true });
+    takeRowParser(query, { next: (packet: RowPacket) => this.#row(packet) });
+    query.once('fields', (fields: MysqlField[]) => {
+      try {
+        this.#readers = checkSameColumns(described, fields);
+      } catch (error) {
+        this.#fail(error);
       }
-      if (text.length >= CHUNK_CHARS || stream.readableLength === 0) yield take();
+    });
+    query.on('error', (error: unknown) => this.#fail(error));
+    query.once('end', () => this.#end());
+    // mysql2 tells a connection lost during a query to the connection only, not to the query.
+    connection.once('error', this.#lost);
+    connection.once('end', this.#lost);
+  }
+
+  readonly #lost = (error?: unknown): void => {
+    this.#fail(error instanceof Error ? error : Object.assign(new Error('The connection to the database ended.'), { code: 'PROTOCOL_CONNECTION_LOST' }));
+  };
+
+  /** One row packet, written as one CSV record (or dropped: past the fetch limit, or after a failure). */
+  #row(packet: RowPacket): null {
+    if (this.#seen >= this.#fetchLimit || this.#failure !== null) return null;
+    this.#seen++;
+    const out = this.#out;
+    const readers = this.#readers;
+    const bytes = packet.buffer;
+    try {
+      for (let i = 0; i < readers.length; i++) {
+        const length = packet.readLengthCodedNumber();
+        if (length === null) {
+          out.null();
+          continue;
+        }
+        const start = packet.offset;
+        packet.offset = start + length;
+        writeValue(out, readers[i]!, this.#names[i]!, bytes, start, start + length);
+      }
+      out.endRecord();
+    } catch (error) {
+      out.dropRecord();
+      this.#fail(error);
+      return null;
     }
-  } catch (error) {
-    // The kill this source sent for its own row limit ends the stream as every row it wanted arrived.
-    if (!(limitKill && isOurStop(error))) {
-      killer.kill();
-      throw error;
+    if (this.#seen === this.#fetchLimit && !this.#killer.sent) {
+      this.#limitKill = true;
+      this.#killer.kill();
+    }
+    if (out.full) {
+      this.#queued.push(out.take());
+      if (this.#queued.length >= QUEUED_CHUNKS && !this.#paused) {
+        this.#paused = true;
+        this.#connection.pause();
+      }
+      this.#wakeUp();
+    } else if (this.#wake !== null && !this.#handOnScheduled) {
+      // The export waits: what the socket's current read holds goes to it as soon as that read is parsed.
+      this.#handOnScheduled = true;
+      setImmediate(() => {
+        this.#handOnScheduled = false;
+        if (this.#wake !== null && this.#out.rows > 0) {
+          this.#queued.push(this.#out.take());
+          this.#wakeUp();
+        }
+      });
+    }
+    return null;
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failure === null && !this.#ended) this.#failure = error;
+    this.#wakeUp();
+  }
+
+  #end(): void {
+    this.#ended = true;
+    this.#wakeUp();
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.();
+  }
+
+  #detach(): void {
+    this.#connection.removeListener('error', this.#lost);
+    this.#connection.removeListener('end', this.#lost);
+    if (this.#paused) {
+      this.#paused = false;
+      this.#connection.resume();
     }
   }
-  if (rows > 0) yield take();
+
+  async *chunks(): AsyncGenerator<SourceChunk> {
+    try {
+      for (;;) {
+        const queued = this.#queued.shift();
+        if (queued !== undefined) {
+          if (this.#paused && this.#queued.length < QUEUED_CHUNKS) {
+            this.#paused = false;
+            this.#connection.resume();
+          }
+          yield queued;
+          continue;
+        }
+        if (this.#failure !== null) break;
+        if (this.#out.rows > 0) {
+          yield this.#out.take();
+          continue;
+        }
+        if (this.#ended) return;
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+      }
+    } finally {
+      this.#detach();
+    }
+    const error = this.#failure;
+    // The kill this source sent for its own row limit ends the query as every row it wanted arrived.
+    if (this.#limitKill && isOurStop(error)) return;
+    this.#killer.kill();
+    throw error;
+  }
+}
+
+/**
+ * Puts `parser` where mysql2's query keeps its row parser, for the whole
+ * query: mysql2 makes its own once the result's fields arrived, and would
+ * overwrite one set before then, so the query's slot is replaced by one
+ * that always answers ours. mysql2 calls `next(packet)` for every row
+ * packet; what it returns is the row it emits, which nothing here reads.
+ */
+function takeRowParser(query: Query, parser: { next(packet: RowPacket): null }): void {
+  Object.defineProperty(query, '_rowParser', { configurable: true, get: () => parser, set: () => undefined });
 }

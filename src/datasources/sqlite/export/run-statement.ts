@@ -9,13 +9,17 @@
  */
 import { openReadOnly } from '../engine/open-connection.ts';
 import type { SqliteConnection, SqliteValue } from '../engine/sqlite-connection.ts';
-import { MixedColumnError, planColumn, storageClassOf, valueText, type SqliteColumnPlan, type StorageClass } from '../sqlite-column-types.ts';
+import { CsvChunkWriter } from '../../../worker/export/csv-chunk-writer.ts';
+import { MixedColumnError, planColumn, storageClassOf, valueWriter, type SqliteColumnPlan, type StorageClass } from '../sqlite-column-types.ts';
 import { sqliteFailureOf } from '../sqlite-errors.ts';
-import { CsvBatch } from './csv-records.ts';
 import type { BoundValue, Frame, StatementFailure, StatementRequest } from './statement-protocol.ts';
 
-/** About this many UTF-16 units of CSV per frame. */
-const BATCH_UNITS = 256 * 1024;
+/** About this many bytes of CSV per frame: fewer, larger frames cost the pipe and both event loops less. */
+const FRAME_BYTES = 1024 * 1024;
+/** A frame goes sooner when rows come slowly, so the export (its preview, its caps, its deadline) sees them. */
+const FRAME_MS = 50;
+/** How often the clock is read, in rows. */
+const CLOCK_EVERY_ROWS = 64;
 /** Rows read ahead to find the first non-NULL value of a column with no declared type. */
 const LOOKAHEAD_ROWS = 256;
 
@@ -102,17 +106,24 @@ function firstClass(rows: SqliteValue[][], column: number): StorageClass {
 }
 
 async function sendRows(rows: Iterator<SqliteValue[]>, ahead: { rows: SqliteValue[][]; done: boolean }, plans: SqliteColumnPlan[], fetchLimit: number, io: StatementIo): Promise<void> {
-  const batch = new CsvBatch();
-  const add = (row: SqliteValue[]) => batch.add(plans.map((plan, i) => valueText(plan, row[i] ?? null)));
+  const batch = new CsvChunkWriter(plans.length, FRAME_BYTES);
+  const writers = plans.map(valueWriter);
+  const width = plans.length;
+  const add = (row: SqliteValue[]) => {
+    for (let i = 0; i < width; i++) writers[i]!(batch, row[i] ?? null);
+    batch.endRecord();
+  };
   for (const row of ahead.rows) add(row);
   let read = ahead.rows.length;
+  let sentAt = performance.now();
   while (!ahead.done && read < fetchLimit) {
     const step = rows.next();
     if (step.done === true) break;
     add(step.value);
     read++;
-    if (batch.length >= BATCH_UNITS) {
+    if (batch.full || (read % CLOCK_EVERY_ROWS === 0 && performance.now() - sentAt >= FRAME_MS)) {
       await io.send({ kind: 'rows', ...batch.take() });
+      sentAt = performance.now();
       if (io.stopped()) return io.send({ kind: 'failed', failure: { kind: 'stopped' } });
     }
   }
