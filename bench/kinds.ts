@@ -30,7 +30,7 @@ interface Kind {
   baseline(): Promise<number>;
 }
 
-const KINDS: Kind[] = [
+const ALL_KINDS: Kind[] = [
   {
     name: 'MariaDB',
     datasource: 'maria',
@@ -91,8 +91,18 @@ function kindRows(kind: Kind, baseline: number[], big: SluiceRun[], small: Sluic
   ];
 }
 
+/** `BENCH_KINDS=folder` (or `maria,lite`) runs only those datasources' kinds; all of them when unset. */
+function selectedKinds(): Kind[] {
+  const wanted = process.env.BENCH_KINDS?.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  if (wanted === undefined || wanted.length === 0) return ALL_KINDS;
+  const unknown = wanted.filter((w) => !ALL_KINDS.some((k) => k.datasource === w));
+  if (unknown.length > 0) throw new Error(`BENCH_KINDS names ${unknown.join(', ')}; use ${ALL_KINDS.map((k) => k.datasource).join(', ')}`);
+  return ALL_KINDS.filter((k) => wanted.includes(k.datasource));
+}
+
 export async function kindsSection(log: (line: string) => void, rounds = 3): Promise<Section> {
-  await ensureKindSources(log);
+  const KINDS = selectedKinds();
+  await ensureKindSources(log, KINDS.map((k) => k.datasource));
   const baseline = new Map<string, number[]>(KINDS.map((k) => [k.name, []]));
   const big = new Map<string, SluiceRun[]>(KINDS.map((k) => [k.name, []]));
   const small = new Map<string, SluiceRun[]>(KINDS.map((k) => [k.name, []]));
@@ -112,7 +122,7 @@ export async function kindsSection(log: (line: string) => void, rounds = 3): Pro
   const notes = KINDS.map(
     (k) => `${k.name}: ${k.baselineLabel} ${spread(baseline.get(k.name)!)}; Sluice 1M ${spread(big.get(k.name)!.map((r) => r.totalMs))}; 250k ${spread(small.get(k.name)!.map((r) => r.totalMs))}.`,
   );
-  return { title: 'Datasource kinds (1,000,000 rows × 6 columns from MariaDB, a SQLite file and a folder of Parquet)', rows, notes };
+  return { title: `Datasource kinds (1,000,000 rows × 6 columns from ${KINDS.map((k) => k.name).join(', ')})`, rows, notes };
 }
 
 function describe(into: SluiceRun[], run: SluiceRun): string {

@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { buildServer } from '../../scripts/build.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BUILD_DIR = join(ROOT, 'node_modules', '.cache', 'sluice-bench-build');
+// BENCH_BUILD_DIR keeps two checkouts that share one node_modules from building over each other.
+const BUILD_DIR = process.env.BENCH_BUILD_DIR ?? join(ROOT, 'node_modules', '.cache', 'sluice-bench-build');
 let built: Promise<string> | null = null;
 
 /** The compiled twin of a source file under src/, workers/ or bench/ (built once per run). */

@@ -73,10 +73,11 @@ async function ensureParquet(log: (line: string) => void): Promise<void> {
   }
 }
 
-export async function ensureKindSources(log: (line: string) => void): Promise<void> {
-  ensureMariadb(log);
-  ensureSqlite(log);
-  await ensureParquet(log);
+/** Builds the sources of the datasources named (by id in KIND_DATASOURCES). */
+export async function ensureKindSources(log: (line: string) => void, ids: string[]): Promise<void> {
+  if (ids.includes('maria')) ensureMariadb(log);
+  if (ids.includes('lite')) ensureSqlite(log);
+  if (ids.includes('folder')) await ensureParquet(log);
 }
 
 /** The datasources a bench server reads, by kind. */
