@@ -9,7 +9,6 @@
 import type { Catalog } from './catalog/catalog.ts';
 import { CursorCodec } from './artifacts/cursor.ts';
 import { Authenticator } from './auth/authenticator.ts';
-import { OidcVerifier } from './auth/oidc-verifier.ts';
 import { TokenDirectory } from './auth/principals.ts';
 import { loadSecrets, type Secrets } from './auth/secrets.ts';
 import type { Config } from './config.ts';
@@ -26,12 +25,14 @@ export interface ServerAccess {
   generatedToken: string | null;
 }
 
-export function loadAccess(config: Config, dataDir: string, log: (line: string) => void): ServerAccess {
+/** The identity provider's verifier (and jose with it) is loaded only when SLUICE_OIDC_ISSUER names one. */
+export async function loadAccess(config: Config, dataDir: string, log: (line: string) => void): Promise<ServerAccess> {
   const { secrets } = loadSecrets(dataDir);
   const shareSecrets = config.catalogUrl !== undefined;
   const generatedToken = config.tokens === undefined && !shareSecrets ? secrets.adminToken : null;
   const tokens = new TokenDirectory(config.tokens ?? (shareSecrets ? [] : [{ token: secrets.adminToken, principal: 'admin', roles: ['admin'] }]));
-  const auth = new Authenticator(tokens, config.oidc === undefined ? null : new OidcVerifier(config.oidc, log));
+  const oidc = config.oidc === undefined ? null : new (await import('./auth/oidc-verifier.ts')).OidcVerifier(config.oidc, log);
+  const auth = new Authenticator(tokens, oidc);
   return { secrets, shareSecrets, tokens, auth, cursors: new CursorCodec(secrets.cursorKey), generatedToken };
 }
 

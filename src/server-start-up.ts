@@ -67,7 +67,7 @@ async function startDatasources({ embeddedWanted, dataDir, log, registry, progre
     log('Starting the embedded PostgreSQL (no DATABASE_URL set)...');
     const embedded = await startEmbeddedPostgres({ dataDir: resolve(dataDir, 'pglite'), log });
     progress.embedded = embedded;
-    registry.add({ id: 'default', url: embedded.url, embedded: true });
+    await registry.add({ id: 'default', url: embedded.url, embedded: true });
   }
   await registry.logStartupWarnings(log);
   progress.datasourcesUp = true;

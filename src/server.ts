@@ -73,8 +73,8 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   // First, before anything starts: an invalid model file stops start-up with a message naming it.
   const explores = loadModels(resolve(config.modelsDir));
   const dataDir = resolve(config.dataDir);
-  const access = loadAccess(config, dataDir, log);
-  const { registry, embeddedWanted } = planDatasources(config, logger);
+  const access = await loadAccess(config, dataDir, log);
+  const { registry, embeddedWanted } = await planDatasources(config, logger);
   const { queryPool, readPool } = createPools(config, logger, seams);
   // What works on behalf of requests names the request in its log lines; pools and connections do not (see withRequestIds).
   const stored = openArtifactStore(config, dataDir, withRequestIds(logger), readPool);
@@ -106,11 +106,11 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
 }
 
 /** The configured datasources; with no DATABASE_URL and none named `default`, `default` is the embedded database, starting. */
-function planDatasources(config: Config, logger: Logger): { registry: DatasourceRegistry; embeddedWanted: boolean } {
+async function planDatasources(config: Config, logger: Logger): Promise<{ registry: DatasourceRegistry; embeddedWanted: boolean }> {
   const specs: DatasourceSpec[] = config.datasources.map((d) => ({ id: d.id, url: d.url, kind: d.kind, description: d.description, claimSettings: d.claimSettings }));
   if (config.databaseUrl !== undefined) specs.unshift({ id: 'default', url: config.databaseUrl, setting: 'DATABASE_URL' });
   const embeddedWanted = config.databaseUrl === undefined && !specs.some((s) => s.id === 'default');
-  const registry = new DatasourceRegistry(specs, config.queryWorkers, logger);
+  const registry = await DatasourceRegistry.open(specs, config.queryWorkers, logger);
   if (embeddedWanted) registry.markStarting('default', 'postgres');
   return { registry, embeddedWanted };
 }

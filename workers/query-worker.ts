@@ -59,7 +59,7 @@ function answer(message: FromWorker & { taskId: number }): void {
 
 /** One export: the driver of the datasource's kind reads, the core writes the parts. */
 async function runExportTask(task: ExportTask, hooks: ExportHooks): Promise<ExportResult> {
-  const driver = drivers.for(task.datasource.kind);
+  const driver = await drivers.for(task.datasource.kind);
   const duckdb = await duck();
   mkdirSync(task.request.stagingDir, { recursive: true });
   try {

@@ -6,7 +6,8 @@
  * a static token is verified as one.
  */
 import { SluiceError } from '../errors.ts';
-import { looksLikeJwt, type OidcVerifier } from './oidc-verifier.ts';
+import { looksLikeJwt } from './jwt-shape.ts';
+import type { OidcVerifier } from './oidc-verifier.ts';
 import type { Principal, TokenDirectory } from './principals.ts';
 
 export interface Credentials {

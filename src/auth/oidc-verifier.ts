@@ -19,10 +19,7 @@ function refused(sentence: string): SluiceError {
   return new SluiceError('UNAUTHORIZED', `The token was refused: ${sentence}`);
 }
 
-/** True when `value` has the shape of a compact JWS (three dot-separated parts), so it is verified as a JWT. */
-export function looksLikeJwt(value: string): boolean {
-  return value.split('.').length === 3;
-}
+export { looksLikeJwt } from './jwt-shape.ts';
 
 export class OidcVerifier {
   readonly #setting: OidcSetting;

@@ -1,13 +1,14 @@
 /**
  * The datasources this server reads from: ids, connection URLs (never shown
- * to callers), each one's driver (opened by the kind its URL names), and a
- * concurrency limit per datasource shared by schema lookups and exports.
+ * to callers), each one's driver (opened by the kind its URL names, whose
+ * module is loaded then: drivers.ts), and a concurrency limit per
+ * datasource shared by schema lookups and exports.
  */
 import { SluiceError } from '../errors.ts';
 import { mayUseDatasource, type Principal } from '../auth/principals.ts';
 import { consoleLogger, type Logger } from '../logger.ts';
 import type { DatasourceDriver, DatasourceKind, SqlDialect } from './driver.ts';
-import { dialectOf, kindOf, openDriver } from './drivers.ts';
+import { dialectOf, kindOf, loadDrivers, openDriver } from './drivers.ts';
 import { scopeFor } from './claim-scope.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -50,10 +51,18 @@ export class DatasourceRegistry {
   /** The last health answer of each datasource, for availability(). */
   readonly #health = new Map<string, { at: number; reachable: boolean }>();
 
-  constructor(specs: DatasourceSpec[], concurrency: number, log: Logger = consoleLogger) {
+  /** Opens the registry of `specs`, loading the driver of each kind they name (and no other) first. */
+  static async open(specs: DatasourceSpec[], concurrency: number, log: Logger = consoleLogger): Promise<DatasourceRegistry> {
+    const kinds = specs.map(specKind);
+    await loadDrivers(kinds);
+    const registry = new DatasourceRegistry(concurrency, log);
+    specs.forEach((spec, i) => registry.#addLoaded(spec, kinds[i]!));
+    return registry;
+  }
+
+  private constructor(concurrency: number, log: Logger) {
     this.#concurrency = concurrency;
     this.#log = log;
-    for (const spec of specs) this.add(spec);
   }
 
   /** A datasource that will be added once it has started (the embedded one seeds on first start). */
@@ -61,14 +70,15 @@ export class DatasourceRegistry {
     this.#starting.set(id, kind);
   }
 
-  add(spec: DatasourceSpec): void {
+  /** Adds a datasource once it has started, loading its kind's driver when none of that kind was configured. */
+  async add(spec: DatasourceSpec): Promise<void> {
+    const kind = specKind(spec);
+    await loadDrivers([kind]);
+    this.#addLoaded(spec, kind);
+  }
+
+  #addLoaded(spec: DatasourceSpec, kind: DatasourceKind): void {
     const embedded = spec.embedded === true;
-    let kind: DatasourceKind;
-    try {
-      kind = kindOf(spec.url, spec.kind);
-    } catch (error) {
-      throw new SluiceError('VALIDATION_ERROR', `${spec.setting ?? 'SLUICE_DATASOURCES'}: datasource "${spec.id}": ${(error as Error).message}`);
-    }
     // Config refuses this already; a query must never run unscoped on an engine that would ignore the settings.
     if (spec.claimSettings !== undefined && (kind !== 'postgres' || embedded)) {
       throw new SluiceError('VALIDATION_ERROR', `${spec.setting ?? 'SLUICE_DATASOURCES'}: datasource "${spec.id}": claimSettings need a PostgreSQL server.`);
@@ -180,5 +190,14 @@ export class DatasourceRegistry {
 
   async close(): Promise<void> {
     await Promise.all(this.all().map((d) => d.driver.close()));
+  }
+}
+
+/** The kind a spec names; a URL of no kind (or not of the kind named) stops start-up naming the variable and the datasource. */
+function specKind(spec: DatasourceSpec): DatasourceKind {
+  try {
+    return kindOf(spec.url, spec.kind);
+  } catch (error) {
+    throw new SluiceError('VALIDATION_ERROR', `${spec.setting ?? 'SLUICE_DATASOURCES'}: datasource "${spec.id}": ${(error as Error).message}`);
   }
 }

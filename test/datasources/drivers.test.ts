@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principals.ts';
-import { kindOf } from '../../src/datasources/drivers.ts';
+import { driverLoaded, kindOf } from '../../src/datasources/drivers.ts';
 import { DatasourceRegistry } from '../../src/datasources/registry.ts';
 import { SluiceError } from '../../src/errors.ts';
 import { quietLogger } from '../../src/logger.ts';
@@ -20,6 +20,15 @@ function errorOf(fn: () => unknown): SluiceError {
     return error as SluiceError;
   }
   throw new Error('expected an error');
+}
+
+async function rejectionOf(promise: Promise<unknown>): Promise<SluiceError> {
+  const error = await promise.then(
+    () => new Error('expected an error'),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SluiceError);
+  return error as SluiceError;
 }
 
 describe('datasource kinds', () => {
@@ -37,24 +46,41 @@ describe('datasource kinds', () => {
     expect(errorOf(() => kindOf('not a url')).code).toBe('VALIDATION_ERROR');
   });
 
-  it('stops the registry on a datasource of no known kind, naming the variable and the datasource', () => {
-    const error = errorOf(() => new DatasourceRegistry([{ id: 'warehouse', url: 'oracle://db.example/orcl' }], 2, quietLogger));
+  it('stops the registry on a datasource of no known kind, naming the variable and the datasource', async () => {
+    const error = await rejectionOf(DatasourceRegistry.open([{ id: 'warehouse', url: 'oracle://db.example/orcl' }], 2, quietLogger));
     expect(error.message).toMatch(/^SLUICE_DATASOURCES: datasource "warehouse": /);
-    const fromUrl = errorOf(() => new DatasourceRegistry([{ id: 'default', url: 'oracle://db.example/orcl', setting: 'DATABASE_URL' }], 2, quietLogger));
+    const fromUrl = await rejectionOf(DatasourceRegistry.open([{ id: 'default', url: 'oracle://db.example/orcl', setting: 'DATABASE_URL' }], 2, quietLogger));
     expect(fromUrl.message).toMatch(/^DATABASE_URL: datasource "default": /);
   });
 
-  it('takes a named kind when the URL is one of its schemes, and refuses one that is not', () => {
+  it('takes a named kind when the URL is one of its schemes, and refuses one that is not', async () => {
     expect(kindOf('postgresql://u@127.0.0.1/db', 'postgres')).toBe('postgres');
-    const wrong = errorOf(() => new DatasourceRegistry([{ id: 'shop', kind: 'postgres', url: 'oracle://u:secret@db.example/orcl' }], 2, quietLogger));
+    const wrong = await rejectionOf(DatasourceRegistry.open([{ id: 'shop', kind: 'postgres', url: 'oracle://u:secret@db.example/orcl' }], 2, quietLogger));
     expect(wrong.message).toMatch(/^SLUICE_DATASOURCES: datasource "shop": kind "postgres" reads URLs starting with postgres:\/\/ or postgresql:\/\/, not "oracle:\/\/"/);
     expect(wrong.message).not.toContain('secret');
   });
 });
 
 describe('the registry and its drivers', () => {
+  it('loads the driver of each kind configured and of no other (their parsers and clients are tens of MB)', async () => {
+    const registry = await DatasourceRegistry.open([{ id: 'shop', url: 'postgres://u@127.0.0.1:1/db' }], 2, quietLogger);
+    try {
+      expect(driverLoaded('postgres')).toBe(true);
+      expect(driverLoaded('mysql')).toBe(false);
+      expect(driverLoaded('sqlite')).toBe(false);
+      expect(driverLoaded('files')).toBe(false);
+      // A datasource added once it has started loads its kind then.
+      await registry.add({ id: 'lite', url: 'sqlite:///nowhere/at/all.db' });
+      expect(driverLoaded('sqlite')).toBe(true);
+      expect(registry.get(ADMIN, 'lite').driver.dialect.name).toBe('sqlite');
+      expect(driverLoaded('mysql')).toBe(false);
+    } finally {
+      await registry.close();
+    }
+  });
+
   it('answers a dialect for a datasource started or still starting, and NOT_FOUND for none', async () => {
-    const registry = new DatasourceRegistry([{ id: 'shop', url: 'postgres://u@127.0.0.1:1/db' }], 2, quietLogger);
+    const registry = await DatasourceRegistry.open([{ id: 'shop', url: 'postgres://u@127.0.0.1:1/db' }], 2, quietLogger);
     registry.markStarting('default', 'postgres');
     try {
       expect(registry.dialectOf('shop').label).toBe('PostgreSQL');
@@ -67,7 +93,7 @@ describe('the registry and its drivers', () => {
   });
 
   it('takes each datasource\u2019s capabilities from its driver: the embedded database declares no cancel and one statement at a time', async () => {
-    const registry = new DatasourceRegistry(
+    const registry = await DatasourceRegistry.open(
       [
         { id: 'server', url: 'postgres://u@127.0.0.1:1/db' },
         { id: 'embedded', url: 'postgres://u@127.0.0.1:2/db', embedded: true },

@@ -97,7 +97,7 @@ describe('the mysql kind in the registry', () => {
   it('is named by mysql:// and mariadb://, serves statements side by side, and speaks the URL scheme until it has asked the server', async () => {
     expect(kindOf('mysql://u@127.0.0.1:3306/db')).toBe('mysql');
     expect(kindOf('mariadb://u@127.0.0.1/db')).toBe('mysql');
-    const registry = new DatasourceRegistry([{ id: 'shop', url: 'mariadb://u@127.0.0.1:1/shop' }], 3, quietLogger);
+    const registry = await DatasourceRegistry.open([{ id: 'shop', url: 'mariadb://u@127.0.0.1:1/shop' }], 3, quietLogger);
     try {
       const [shop] = registry.all();
       expect(shop).toMatchObject({ kind: 'mysql' });

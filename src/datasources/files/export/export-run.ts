@@ -6,7 +6,8 @@
  * folder is reachable by the engine, so a COPY or EXPORT into it must
  * never run). The statement runs in a read-only transaction; its columns
  * come from the prepared statement before any row, and its rows stream to
- * the core chunk by chunk.
+ * the core chunk by chunk, formatted as CSV by a private DuckDB when every
+ * column's type allows (batch-formatter.ts).
  */
 import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import { SluiceError } from '../../../errors.ts';
@@ -14,6 +15,7 @@ import type { ConsumeRows } from '../../driver.ts';
 import type { ExportRequest, ExportResult } from '../../../worker/export-types.ts';
 import type { FolderEngine } from '../folder-engine.ts';
 import { planDuckColumns } from './column-types.ts';
+import { BatchFormatter } from './batch-formatter.ts';
 import { openChunkSource } from './chunk-source.ts';
 
 export interface RunHooks {
@@ -23,6 +25,7 @@ export interface RunHooks {
 
 export async function runExport(engine: FolderEngine, request: ExportRequest, consume: ConsumeRows, hooks: RunHooks): Promise<ExportResult> {
   const connection = await engine.connect();
+  let formatter: BatchFormatter | null = null;
   try {
     await connection.run('BEGIN TRANSACTION READ ONLY');
     const prepared = await prepareRead(connection, request.sql);
@@ -30,9 +33,12 @@ export async function runExport(engine: FolderEngine, request: ExportRequest, co
     const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i) }));
     if (columns.length === 0) throw new SluiceError('VALIDATION_ERROR', 'The statement returns no columns; select at least one column.');
     const rowLimit = request.materialize === 'never' ? request.previewRows + 1 : request.limits.maxRows + 1;
+    formatter = await BatchFormatter.open(columns.map((c) => c.type));
     const onEnd = hooks.started(request.sql);
-    return await consume(planDuckColumns(columns), openChunkSource({ connection, prepared, columns, rowLimit, onEnd }));
+    return await consume(planDuckColumns(columns), openChunkSource({ connection, prepared, columns, formatter, rowLimit, onEnd }));
   } finally {
+    // The source closes it when its stream ends; this covers a stream that never started.
+    formatter?.close();
     connection.closeSync();
   }
 }
