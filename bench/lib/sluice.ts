@@ -23,8 +23,12 @@ export interface BenchSluice {
   stop(): Promise<void>;
 }
 
-export async function startBenchSluice(env: Record<string, string> = {}): Promise<BenchSluice> {
-  const dataDir = mkdtempSync(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'sluice-bench-'));
+/**
+ * `reuse`: start over an existing data dir (a restart) and leave it in place on stop, so another
+ * start can follow; without it each Sluice gets a new data dir, removed when it stops.
+ */
+export async function startBenchSluice(env: Record<string, string> = {}, reuse?: { dataDir: string }): Promise<BenchSluice> {
+  const dataDir = reuse?.dataDir ?? mkdtempSync(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'sluice-bench-'));
   const config = loadConfig({
     DATABASE_URL,
     SLUICE_DATA_DIR: dataDir,
@@ -57,7 +61,7 @@ export async function startBenchSluice(env: Record<string, string> = {}): Promis
     },
     async stop() {
       await sluice.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (reuse === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
