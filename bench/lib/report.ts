@@ -2,8 +2,9 @@
  * The bench's output: one row per figure (target, measured, held?), printed
  * as a table and appended as a dated section, misses included, followed by
  * the raw medians behind each ratio, to the day's log of runs
- * (bench/runs/<date>-bench.md, or the file BENCH_RUNS_FILE names).
- * bench/RESULTS.md holds only the current figures and links to these logs.
+ * (bench/runs/<date>.md, or the file BENCH_RUNS_FILE names, such as a
+ * topic's own bench/runs/<date>-<topic>.md). bench/RESULTS.md holds only the
+ * current figures against their targets, each linked to the run it comes from.
  */
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -25,9 +26,9 @@ export interface Section {
   notes: string[];
 }
 
-/** Where a run is logged: one file a day unless BENCH_RUNS_FILE says otherwise (a topic's own file). */
+/** Where a run is logged: the day's file unless BENCH_RUNS_FILE names another (a topic's own file). */
 function runsFile(date: string): string {
-  return process.env.BENCH_RUNS_FILE ?? fileURLToPath(new URL(`../runs/${date.slice(0, 10)}-bench.md`, import.meta.url));
+  return process.env.BENCH_RUNS_FILE ?? fileURLToPath(new URL(`../runs/${date.slice(0, 10)}.md`, import.meta.url));
 }
 
 function heldText(held: boolean | null): string {
