@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { sampleLoopGaps } from './lib/loop-gap.ts';
+import { sampleBackendCpu } from './lib/pg-backend-cpu.ts';
 import { currentRss, peakRss } from './lib/memory.ts';
 import { runExport, startBenchSluice, submitAndWait } from './lib/sluice.ts';
 import { DATABASE_URL, exportSql } from './lib/tables.ts';
@@ -31,9 +32,25 @@ async function sluiceExport() {
     await new Promise((r) => setTimeout(r, 300));
     const rssBefore = currentRss();
     const gaps = sampleLoopGaps(10);
+    // CPU of the whole process (every thread: the API, the workers, DuckDB's) and of the backends serving it.
+    const backends = await sampleBackendCpu(DATABASE_URL);
+    const cpuBefore = process.cpuUsage();
     const timing = await runExport(s, exportSql(rows));
+    const cpu = process.cpuUsage(cpuBefore);
+    const pg = await backends.stop();
     const loop = gaps.stop();
-    return { mode, ...timing, coldPreviewMs: cold.previewMs, rssBeforeBytes: rssBefore, peakRssBytes: peakRss(), loopMaxMs: loop.maxMs, loopP99Ms: loop.p99Ms };
+    return {
+      mode,
+      ...timing,
+      coldPreviewMs: cold.previewMs,
+      rssBeforeBytes: rssBefore,
+      peakRssBytes: peakRss(),
+      loopMaxMs: loop.maxMs,
+      loopP99Ms: loop.p99Ms,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      pgCpuSeconds: pg.seconds,
+      pgBackends: pg.backends,
+    };
   } finally {
     await s.stop();
   }

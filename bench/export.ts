@@ -24,6 +24,10 @@ interface SluiceRun {
   peakRssBytes: number;
   loopMaxMs: number;
   loopP99Ms: number;
+  /** CPU seconds of the Sluice process (all its threads) during the export, and of the PostgreSQL backends serving it. */
+  cpuSeconds: number;
+  pgCpuSeconds: number;
+  pgBackends: number;
 }
 
 interface PeerRun {
@@ -58,7 +62,7 @@ export async function exportSection(log: (line: string) => void, rounds = 3): Pr
       const r = await runChild<SluiceRun>(CHILD, ['sluice', '5000000']);
       if (r.rows !== 5_000_000) throw new Error(`the 5M export kept ${r.rows} rows`);
       sluice5.push(r);
-      return `${ms(r.totalMs)} (preview ${ms(r.previewMs)}, peak ${mb(r.peakRssBytes)}, stall ${ms(r.loopMaxMs)})`;
+      return `${ms(r.totalMs)} (preview ${ms(r.previewMs)}, peak ${mb(r.peakRssBytes)}, stall ${ms(r.loopMaxMs)}, CPU ${r.cpuSeconds.toFixed(2)} s vs PostgreSQL ${r.pgCpuSeconds.toFixed(2)} s)`;
     },
     'sluice 1M': async () => {
       const r = await runChild<SluiceRun>(CHILD, ['sluice', '1000000']);
@@ -98,6 +102,8 @@ export async function exportSection(log: (line: string) => void, rounds = 3): Pr
   const preview = median(sluice5.map((r) => r.previewMs));
   const previewMax = Math.max(...[...sluice5, ...sluice1].map((r) => r.previewMs));
   const cold = median([...sluice5, ...sluice1].map((r) => r.coldPreviewMs));
+  const cpuRatios = sluice5.map((r) => r.cpuSeconds / r.pgCpuSeconds);
+  const cpuRatio = median(cpuRatios);
   const rowsPerS = (n: number, t: number) => `${((n / t) * 1000 / 1e6).toFixed(2)}M rows/s`;
 
   const rows: Row[] = [
@@ -106,6 +112,12 @@ export async function exportSection(log: (line: string) => void, rounds = 3): Pr
       target: '≥ 0.90×',
       measured: `${ratio(throughput)} (${ms(s5)} vs ${ms(copy5Ms)})`,
       held: throughput >= 0.9,
+    },
+    {
+      figure: 'Export CPU, 5M rows (Sluice process CPU-s ÷ its PostgreSQL backend CPU-s)',
+      target: '≤ 1.2×',
+      measured: `${ratio(cpuRatio)} (${median(sluice5.map((r) => r.cpuSeconds)).toFixed(2)} s vs ${median(sluice5.map((r) => r.pgCpuSeconds)).toFixed(2)} s)`,
+      held: cpuRatio <= 1.2,
     },
     {
       figure: 'Export throughput, 1M rows (Sluice ÷ COPY CSV)',
@@ -173,6 +185,7 @@ export async function exportSection(log: (line: string) => void, rounds = 3): Pr
     `Sluice 5M, POST to SUCCEEDED: ${spread(sluice5.map((r) => r.totalMs))}; ${rowsPerS(5e6, s5)}; artifact ${mb(sluice5[0]!.sizeBytes)} of Parquet. Sluice 1M: ${spread(sluice1.map((r) => r.totalMs))}.`,
     `Peak RSS per run, 5M: ${sluice5.map((r) => mb(r.peakRssBytes)).join(', ')}; 1M: ${sluice1.map((r) => mb(r.peakRssBytes)).join(', ')}; worst ${mb(rssMax)}. The process holds the API thread and one query worker before the warm-up query; the read pool starts on the first read.`,
     `Peer (postgres.js in the main thread, buffered rows, JSON in 100k-row slices): ${spread(peer.map((r) => r.totalMs))}, of which fetching ${ms(median(peer.map((r) => r.fetchMs)))}; JSON ${mb(peer[0]!.sizeBytes)}. The literal JSON.stringify(rows) of all 5M rows: ${literal.failure ?? `succeeded in ${ms(literal.totalMs)}`} (peak RSS ${mb(literal.peakRssBytes)}, event loop stalled ${ms(literal.loopMaxMs)}).`,
+    `CPU per 5M run, Sluice ÷ PostgreSQL: ${sluice5.map((r) => `${r.cpuSeconds.toFixed(2)}/${r.pgCpuSeconds.toFixed(2)} s = ${ratio(r.cpuSeconds / r.pgCpuSeconds)}`).join('; ')} (process.cpuUsage of the whole Sluice process from POST to SUCCEEDED, every thread included; the backends are those whose client port is one of the process's sockets, /proc/<pid>/stat sampled every 200 ms; backends per run ${sluice5.map((r) => r.pgBackends).join(', ')}). It does not depend on the machine's speed the way the throughput ratio does.`,
     `Stall = largest lateness of a 10 ms setInterval in the process hosting the API, from POST to SUCCEEDED (after one warm-up query); p99 lateness, 5M: ${sluice5.map((r) => r.loopP99Ms.toFixed(0)).join(', ')} ms.`,
   ];
   return { title: 'Export (5,000,000 rows × 6 columns from the local PostgreSQL)', rows, notes };

@@ -154,7 +154,7 @@ export async function httpSection(log: (line: string) => void): Promise<Section>
     const duckAggregate = await duckLoop(() => duck.runAndReadAll(`SELECT score, count(*), sum(id) FROM ${all} GROUP BY score ORDER BY score LIMIT 10`));
 
     // The same fresh pages against a server without the audit trail, interleaved with this one's.
-    const off = await startBenchSluice({}, { audit: false });
+    const off = await startBenchSluice({}, { seams: { audit: false } });
     const audit = await auditPages(s, artifact, off, exportSql, ROWS, PAGE, load, log).finally(() => off.stop());
 
     const loads = { health, first, cursorPage, distinct, readers, aggregate, aggregateFresh };

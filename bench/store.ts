@@ -17,7 +17,7 @@
  *     parts are not in the cache yet and come from the bucket; on local
  *     bytes the parts are hashed on first use, which is shown beside it.
  *
- * `npm run bench -- store`, or `npx tsx bench/store.ts`; both append to RESULTS.md.
+ * `npm run bench -- store`, or `npx tsx bench/store.ts`; both append to the day's log in bench/runs/.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -55,6 +55,8 @@ export async function finishStartUp(parts: StartUpParts): Promise<void> {
   // A stop() that came during the steps above has already closed the pools and the store these start on.
   if (progress.stopping) return;
   parts.readPool.prestart();
+  // The stored parts are hashed once per process: now, behind the reads, rather than in the first read of each.
+  stored.verifyStored();
   // Leftovers of exports interrupted by a crash: removed now that the server is serving.
   void stored.store.sweepScratch().catch((e: unknown) => parts.log(`Could not clean staged files: ${(e as Error).message}`));
   parts.collector.start();

@@ -1,9 +1,13 @@
 /**
  * The bench's output: one row per figure (target, measured, held?), printed
- * as a table and appended to bench/RESULTS.md as a dated section, misses
- * included, followed by the raw medians behind each ratio.
+ * as a table and appended as a dated section, misses included, followed by
+ * the raw medians behind each ratio, to the day's log of runs
+ * (bench/runs/<date>.md, or the file BENCH_RUNS_FILE names, such as a
+ * topic's own bench/runs/<date>-<topic>.md). bench/RESULTS.md holds only the
+ * current figures against their targets, each linked to the run it comes from.
  */
-import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MachineInfo } from './machine.ts';
 
@@ -22,7 +26,10 @@ export interface Section {
   notes: string[];
 }
 
-const RESULTS = fileURLToPath(new URL('../RESULTS.md', import.meta.url));
+/** Where a run is logged: the day's file unless BENCH_RUNS_FILE names another (a topic's own file). */
+function runsFile(date: string): string {
+  return process.env.BENCH_RUNS_FILE ?? fileURLToPath(new URL(`../runs/${date.slice(0, 10)}.md`, import.meta.url));
+}
 
 function heldText(held: boolean | null): string {
   return held === null ? '(info)' : held ? 'yes' : '**NO**';
@@ -49,9 +56,11 @@ export function printSection(section: Section): void {
 }
 
 export function appendResults(machine: MachineInfo, command: string, sections: Section[], totalMs: number): string {
-  const header = existsSync(RESULTS)
+  const file = runsFile(machine.date);
+  mkdirSync(dirname(file), { recursive: true });
+  const header = existsSync(file)
     ? ''
-    : '# Sluice benchmark results\n\nAppended by `npm run bench` (bench/run.ts); newest last. Every figure is a median of several interleaved runs and is read as a ratio against a baseline measured in the same run: the machine is shared and noisy, absolute times drift.\n';
+    : `# Sluice bench runs, ${machine.date.slice(0, 10)}\n\nAppended by \`npm run bench\` (bench/run.ts); newest last; the current figures are in ../RESULTS.md. Every figure is a median of several interleaved runs and is read as a ratio against a baseline measured in the same run: the machine is shared and noisy, absolute times drift.\n`;
   const parts = [
     `\n## ${machine.date} — \`${command}\`\n`,
     `Machine: ${machine.nproc} cores (nproc), ${machine.memory} memory, Node ${machine.node}, ${machine.postgres}; @duckdb/node-api ${machine.duckdbNodeApi} (DuckDB ${machine.duckdb}), postgres (postgres.js) ${machine.postgresJs}, pg (node-postgres, exports) ${machine.pg}. Load average at start: ${machine.loadavg}. Whole run: ${(totalMs / 1000).toFixed(0)} s.\n`,
@@ -62,7 +71,7 @@ export function appendResults(machine: MachineInfo, command: string, sections: S
     if (section.notes.length > 0) parts.push(section.notes.map((n) => `- ${n}`).join('\n'), '');
   }
   const text = parts.join('\n');
-  if (header) writeFileSync(RESULTS, header);
-  appendFileSync(RESULTS, text);
-  return RESULTS;
+  if (header) writeFileSync(file, header);
+  appendFileSync(file, text);
+  return file;
 }

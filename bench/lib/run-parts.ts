@@ -1,6 +1,6 @@
 /**
  * Runs bench parts one after another and records them: the machine, code and
- * load, each part's figures printed and appended to bench/RESULTS.md (a part
+ * load, each part's figures printed and appended to the day's log in bench/runs/ (a part
  * that throws is recorded as FAILED), and the ratio chart redrawn. Used by
  * `npm run bench` (run.ts) and by a part run as a script of its own.
  */

@@ -23,8 +23,13 @@ export interface BenchSluice {
   stop(): Promise<void>;
 }
 
-export async function startBenchSluice(env: Record<string, string> = {}, seams: StartSeams = {}): Promise<BenchSluice> {
-  const dataDir = mkdtempSync(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'sluice-bench-'));
+/**
+ * `reuse`: start over an existing data dir (a restart) and leave it in place on stop, so another
+ * start can follow; without it each Sluice gets a new data dir, removed when it stops. `seams`:
+ * what the server is started with apart from its configuration (the audit off, for one).
+ */
+export async function startBenchSluice(env: Record<string, string> = {}, { seams = {}, reuse }: { seams?: StartSeams; reuse?: { dataDir: string } } = {}): Promise<BenchSluice> {
+  const dataDir = reuse?.dataDir ?? mkdtempSync(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'sluice-bench-'));
   const config = loadConfig({
     DATABASE_URL,
     SLUICE_DATA_DIR: dataDir,
@@ -57,7 +62,7 @@ export async function startBenchSluice(env: Record<string, string> = {}, seams: 
     },
     async stop() {
       await sluice.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (reuse === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -67,14 +67,14 @@ describe('scopeFor', () => {
 });
 
 describe('DatasourceRegistry with claimSettings', () => {
-  it('refuses them on an engine that cannot apply them, naming the variable', () => {
-    expect(() => new DatasourceRegistry([{ id: 'shop', url: 'sqlite:///tmp/h-rls-none.db', claimSettings: { 'sluice.tenant': 'tenant' } }], 1, quietLogger)).toThrow(
+  it('refuses them on an engine that cannot apply them, naming the variable', async () => {
+    await expect(DatasourceRegistry.open([{ id: 'shop', url: 'sqlite:///tmp/claim-scope-none.db', claimSettings: { 'sluice.tenant': 'tenant' } }], 1, quietLogger)).rejects.toThrow(
       /^SLUICE_DATASOURCES: datasource "shop": claimSettings need a PostgreSQL server/,
     );
   });
 
   it('refuses a caller without the claim on that datasource, and serves it on one without scope', async () => {
-    const registry = new DatasourceRegistry(
+    const registry = await DatasourceRegistry.open(
       [
         { id: 'scoped', url: 'postgres://nobody@127.0.0.1:1/none', claimSettings: { 'sluice.tenant': 'tenant' } },
         { id: 'plain', url: 'postgres://nobody@127.0.0.1:1/none' },

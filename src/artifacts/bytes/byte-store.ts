@@ -86,7 +86,12 @@ export interface ByteStore {
   presignGet(part: PartRef, expiresInSeconds: number): Promise<string>;
   /** Resolves when the backend answers now (for /readyz); STORAGE_UNAVAILABLE otherwise. */
   probe(): Promise<void>;
-  /** Lets go of connections; leases already handed out stay valid. */
+  /**
+   * Starts checking the stored parts against their bytes in the background, once, where a
+   * backend checks parts when it first hands them out (the local directory); absent elsewhere.
+   */
+  verifyStored?(): void;
+  /** Lets go of connections (and stops background checks); leases already handed out stay valid. */
   close(): void;
 }
 

@@ -4,18 +4,20 @@
  * its own. A part is linked (or copied) into place from the export's staged
  * file after its hash and size are checked, by rename, so a crash never
  * leaves half a part under its name (place-file.ts). A part is hashed again
- * the first time this process hands it out (then only its size and
- * modification time are compared), so a damaged or hand-edited file is
- * reported as ARTIFACT_CORRUPT instead of being read as data. This module's
- * job is the local disk.
+ * once in each process, before it is first handed out (then only its size
+ * and modification time are compared), so a damaged or hand-edited file is
+ * reported as ARTIFACT_CORRUPT instead of being read as data; after start a
+ * pass hashes every part in the background, most recently read first, so a
+ * read rarely waits for it (part-verifier.ts). This module's job is the
+ * local disk.
  */
-import { access, constants, mkdir, rm, stat } from 'node:fs/promises';
+import { access, constants, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ByteStore, PartLease, PartRef } from './byte-store.ts';
-import { verifyFile, corrupt } from './content-check.ts';
 import { listLocalLocations } from './local-locations.ts';
 import { listLocalParts, openLocalPart } from './part-listing.ts';
-import { OBJECTS_DIR, checkLocation, newLocation, partKey, partNotFound, presignUnsupported } from './part-address.ts';
+import { OBJECTS_DIR, checkLocation, newLocation, partKey, presignUnsupported } from './part-address.ts';
+import { PartVerifier } from './part-verifier.ts';
 import { placeChecked, type LinkFile } from './place-file.ts';
 import { sweepTemporaries } from './temporaries.ts';
 import { guarded } from './storage-errors.ts';
@@ -27,37 +29,11 @@ export interface LocalBytesOptions {
   link?: LinkFile;
 }
 
-async function sizeOf(path: string): Promise<{ size: number; mtimeMs: number } | undefined> {
-  try {
-    return await stat(path);
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
 export function createLocalBytes({ root, link }: LocalBytesOptions): ByteStore {
   const objectsDir = join(root, OBJECTS_DIR);
   const tmpDir = join(root, `${OBJECTS_DIR}-tmp`);
-  // What was hashed in this process, by part key, as "size:mtime": a change to either means hash again.
-  const verified = new Map<string, string>();
-  const verifying = new Map<string, Promise<void>>();
+  const verifier = new PartVerifier(root, objectsDir);
   let swept = false;
-
-  async function verifyOnce(part: PartRef, key: string, path: string): Promise<void> {
-    const info = await sizeOf(path);
-    if (info === undefined) throw partNotFound();
-    if (info.size !== part.bytes) throw corrupt(part.sha256, 'SIZE_MISMATCH');
-    const stamp = `${info.size}:${info.mtimeMs}`;
-    if (verified.get(key) === stamp) return;
-    let running = verifying.get(key);
-    if (running === undefined) {
-      running = verifyFile(path, part.sha256, part.bytes).finally(() => verifying.delete(key));
-      verifying.set(key, running);
-    }
-    await running;
-    verified.set(key, stamp);
-  }
 
   return {
     capabilities: { presign: false },
@@ -75,14 +51,14 @@ export function createLocalBytes({ root, link }: LocalBytesOptions): ByteStore {
         }
         await mkdir(tmpDir, { recursive: true });
         await placeChecked({ source: localFile, target, tmpDir, sha256: part.sha256, bytes: part.bytes, link });
-        verified.delete(key);
+        verifier.forget((k) => k === key);
       }),
 
     localPath: (part) =>
       guarded(async (): Promise<PartLease> => {
         const key = partKey(part);
         const path = join(objectsDir, key);
-        await verifyOnce(part, key, path);
+        await verifier.verify(key, part.location, path, part.sha256, part.bytes);
         // The file is the stored part itself: nothing to hold, so release has nothing to do.
         return { path, release: () => undefined };
       }),
@@ -90,7 +66,7 @@ export function createLocalBytes({ root, link }: LocalBytesOptions): ByteStore {
     deleteLocation: (location) =>
       guarded(async () => {
         await rm(join(objectsDir, checkLocation(location)), { recursive: true, force: true });
-        for (const key of verified.keys()) if (key.startsWith(`${location}/`)) verified.delete(key);
+        verifier.forget((key) => key.startsWith(`${location}/`));
       }),
 
     listParts: (location) => guarded(() => listLocalParts(join(objectsDir, checkLocation(location)))),
@@ -110,6 +86,8 @@ export function createLocalBytes({ root, link }: LocalBytesOptions): ByteStore {
         await access(objectsDir, constants.W_OK);
       }),
 
-    close: () => undefined,
+    verifyStored: () => void verifier.start(),
+
+    close: () => verifier.stop(),
   };
 }

@@ -32,6 +32,8 @@ export interface OpenedStore {
   catalog: LazyCatalog;
   /** This process's name among the replicas of one catalog. */
   replica: string;
+  /** Starts the byte store's background check of the stored parts (once the server serves). */
+  verifyStored: () => void;
 }
 
 export function openStore(config: Pick<Config, 'dataDir' | 'catalogUrl' | 'artifactBytes' | 's3' | 'cacheBytes' | 'principalQuotaBytes' | 'workspaceQuotaBytes'>, options: OpenStoreOptions): OpenedStore {
@@ -64,5 +66,5 @@ export function openStore(config: Pick<Config, 'dataDir' | 'catalogUrl' | 'artif
       await catalog.close();
     },
   );
-  return { store, catalog, replica };
+  return { store, catalog, replica, verifyStored: () => bytes.verifyStored?.() };
 }
