@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * The caller’s query history, newest first
-         * @description Every query the caller ran (through any replica, any route: SQL, semantic, agent and MCP tools), newest first, kept SLUICE_QUERY_HISTORY_DAYS days. Never another principal’s. A bad limit, cursor, state or datasource is VALIDATION_ERROR.
+         * @description Every query the caller ran (through any replica, any route: SQL, semantic, agent and MCP tools), newest first, kept SLUICE_QUERY_HISTORY_DAYS days. Never another principal’s. A bad limit, state or datasource is VALIDATION_ERROR; a cursor this server did not hand out is INVALID_CURSOR.
          */
         get: operations["listQueryHistory"];
         put?: never;
@@ -405,7 +405,7 @@ export interface paths {
         };
         /**
          * The caller’s saved visualizations, newest first
-         * @description Only the caller’s own. A bad limit or cursor is VALIDATION_ERROR.
+         * @description Only the caller’s own. A bad limit is VALIDATION_ERROR; a cursor this server did not hand out is INVALID_CURSOR.
          */
         get: operations["listVisualizations"];
         put?: never;
@@ -1502,7 +1502,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueryHistoryEnvelope"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. `INVALID_CURSOR` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3602,7 +3602,7 @@ export interface operations {
                     "application/json": components["schemas"]["VisualizationListEnvelope"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. `INVALID_CURSOR` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4703,7 +4703,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEnvelope"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. */
+            /** @description `VALIDATION_ERROR`: The request is malformed or a value is out of range. `INVALID_CURSOR` */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -107,5 +107,5 @@ function itemOf(entry: HistoryEntry): HistoryItem {
 }
 
 function decodeCursor(cursor: string): ListPosition {
-  return decodeKeysetCursor(cursor, () => new SluiceError('VALIDATION_ERROR', 'This history cursor is not one this server handed out; list again without it.', { field: 'cursor' }));
+  return decodeKeysetCursor(cursor, () => new SluiceError('INVALID_CURSOR', 'This history cursor is not one this server handed out; list again without it.'));
 }

@@ -28,7 +28,7 @@ export interface VisualizationStore {
   save(principal: string, title: string | undefined, intent: unknown, chart: ChartConfig): Promise<SavedVisualization>;
   /** NOT_FOUND for an id this principal never saved, another principal's included. */
   get(principal: string, id: string): Promise<SavedVisualization>;
-  /** The principal's own, newest first; a cursor this server did not hand out is VALIDATION_ERROR. */
+  /** The principal's own, newest first; a cursor this server did not hand out is INVALID_CURSOR. */
   list(principal: string, limit: number, cursor: string | undefined): Promise<{ visualizations: VisualizationSummary[]; nextCursor: string | null }>;
   /** NOT_FOUND for an id this principal never saved (or already deleted), another principal's included. */
   delete(principal: string, id: string): Promise<void>;
@@ -59,7 +59,7 @@ function storeOver(rows: VisualizationRows): VisualizationStore {
       return { ...found, chart: found.chart as ChartConfig };
     },
     async list(principal, limit, cursor) {
-      const after = cursor === undefined ? undefined : decodeKeysetCursor(cursor, () => new SluiceError('VALIDATION_ERROR', 'This listing cursor is not one this server handed out; list again without it.', { field: 'cursor' }));
+      const after = cursor === undefined ? undefined : decodeKeysetCursor(cursor, () => new SluiceError('INVALID_CURSOR', 'This listing cursor is not one this server handed out; list again without it.'));
       const page = await rows.list(principal, { limit, after });
       return { visualizations: page.visualizations, nextCursor: page.next === null ? null : encodeKeysetCursor(page.next) };
     },

@@ -241,12 +241,17 @@ describe('GET /api/admin/audit', () => {
     expect((await server.request('/api/admin/audit', { token: null })).status).toBe(401);
   });
 
-  it('refuses bad input with VALIDATION_ERROR', async () => {
+  it('refuses bad input with VALIDATION_ERROR, and a cursor it did not hand out with INVALID_CURSOR', async () => {
     const forged = Buffer.from(JSON.stringify(['not a time', 'x'])).toString('base64url');
-    for (const q of ['limit=0', 'limit=501', 'limit=abc', 'limit=1.5', 'cursor=%%%', 'cursor=abc', `cursor=${forged}`, 'action=drop', 'action=', 'since=yesterday', 'since=2026-13-01T00:00:00Z', `principal=${'p'.repeat(301)}`]) {
+    for (const q of ['limit=0', 'limit=501', 'limit=abc', 'limit=1.5', 'action=drop', 'action=', 'since=yesterday', 'since=2026-13-01T00:00:00Z', `principal=${'p'.repeat(301)}`]) {
       const r = await server.request(`/api/admin/audit?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.errorCode, q).toBe('VALIDATION_ERROR');
+    }
+    for (const q of ['cursor=%%%', 'cursor=abc', `cursor=${forged}`]) {
+      const r = await server.request(`/api/admin/audit?${q}`);
+      expect(r.status, q).toBe(400);
+      expect(r.body.errorCode, q).toBe('INVALID_CURSOR');
     }
   });
 });

@@ -86,12 +86,12 @@ describe('GET /api/semantic/visualizations and DELETE /api/semantic/visualizatio
     expect((await list('', TOKENS.other)).body.data.visualizations.map((v: any) => v.id)).toEqual([theirs]);
   });
 
-  it('refuses a bad limit or cursor with VALIDATION_ERROR, and readers with FORBIDDEN', async () => {
+  it('refuses a bad limit with VALIDATION_ERROR, a cursor it did not hand out with INVALID_CURSOR, and readers with FORBIDDEN', async () => {
     const forged = Buffer.from(JSON.stringify(['yesterday', 'viz_1'])).toString('base64url');
-    for (const query of ['?limit=0', '?limit=501', '?limit=x', '?cursor=garbage', `?cursor=${forged}`]) {
-      const r = await list(query);
+    for (const [query, code] of [['?limit=0', 'VALIDATION_ERROR'], ['?limit=501', 'VALIDATION_ERROR'], ['?limit=x', 'VALIDATION_ERROR'], ['?cursor=garbage', 'INVALID_CURSOR'], [`?cursor=${forged}`, 'INVALID_CURSOR']]) {
+      const r = await list(query!);
       expect(r.status, query).toBe(400);
-      expect(r.body.errorCode, query).toBe('VALIDATION_ERROR');
+      expect(r.body.errorCode, query).toBe(code);
     }
     expect((await list('', TOKENS.reader)).body.errorCode).toBe('FORBIDDEN');
     expect((await server.request(`/api/semantic/visualizations/${mine[0]}`, { method: 'DELETE', token: TOKENS.reader })).body.errorCode).toBe('FORBIDDEN');

@@ -2,7 +2,7 @@
  * The audit route's cursor: where the next page starts (the last entry's
  * time and id), opaque to callers. It carries nothing a caller could not
  * see on the page itself, so it needs no signature; anything that does not
- * decode to a position is VALIDATION_ERROR.
+ * decode to a position is INVALID_CURSOR, as on every other listing.
  */
 import { SluiceError } from '../../errors.ts';
 import type { AuditPosition } from '../../catalog/ports/audit-port.ts';
@@ -12,7 +12,7 @@ export function encodeAuditCursor(position: AuditPosition): string {
 }
 
 export function decodeAuditCursor(cursor: string): AuditPosition {
-  const refused = () => new SluiceError('VALIDATION_ERROR', 'Invalid request: cursor: not a cursor this route gave; send nextCursor as it came.', { issues: [{ path: 'cursor', message: 'not a cursor this route gave' }] });
+  const refused = () => new SluiceError('INVALID_CURSOR', 'This audit cursor is not one this route handed out; send nextCursor as it came, or start again without it.');
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -29,9 +29,9 @@ export const listQueryHistory = createRoute({
   tags: tagged('Queries'),
   summary: 'The caller\u2019s query history, newest first',
   description:
-    'Every query the caller ran (through any replica, any route: SQL, semantic, agent and MCP tools), newest first, kept SLUICE_QUERY_HISTORY_DAYS days. Never another principal\u2019s. A bad limit, cursor, state or datasource is VALIDATION_ERROR.',
+    'Every query the caller ran (through any replica, any route: SQL, semantic, agent and MCP tools), newest first, kept SLUICE_QUERY_HISTORY_DAYS days. Never another principal\u2019s. A bad limit, state or datasource is VALIDATION_ERROR; a cursor this server did not hand out is INVALID_CURSOR.',
   request: { query: HistoryQuery },
-  responses: { 200: jsonResponse(HistoryEnvelope, 'A page of the history; nextCursor is null on the last page.'), ...errorResponses(...STORE_FAILURES) },
+  responses: { 200: jsonResponse(HistoryEnvelope, 'A page of the history; nextCursor is null on the last page.'), ...errorResponses('INVALID_CURSOR', ...STORE_FAILURES) },
 });
 
 export const getQuery = createRoute({

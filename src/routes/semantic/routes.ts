@@ -58,9 +58,9 @@ export const listVizRoute = createRoute({
   path: '/api/semantic/visualizations',
   tags: tagged('Semantic'),
   summary: 'The caller\u2019s saved visualizations, newest first',
-  description: 'Only the caller\u2019s own. A bad limit or cursor is VALIDATION_ERROR.',
+  description: 'Only the caller\u2019s own. A bad limit is VALIDATION_ERROR; a cursor this server did not hand out is INVALID_CURSOR.',
   request: { query: VisualizationListQuery },
-  responses: { 200: jsonResponse(VisualizationListEnvelope, 'A page of visualizations; nextCursor is null on the last page.'), ...errorResponses(...STORE_FAILURES) },
+  responses: { 200: jsonResponse(VisualizationListEnvelope, 'A page of visualizations; nextCursor is null on the last page.'), ...errorResponses('INVALID_CURSOR', ...STORE_FAILURES) },
 });
 
 export const deleteVizRoute = createRoute({
