@@ -26,6 +26,13 @@ export interface QueryRequest {
    * the tools' read of at most 50 rows. Named as the server's in completeness.
    */
   serverMaxRows?: number | undefined;
+  /**
+   * What a failure of this statement means to the code that built it (never
+   * from an HTTP body): the semantic layer's merge fails itself when a source
+   * is over its row cap, which is a validation error however late it comes.
+   * Null leaves the failure as it is.
+   */
+  explainFailure?: ((failure: SluiceError) => SluiceError | null) | undefined;
 }
 
 /** A checked statement with everything the export needs, before anything runs. */
@@ -40,6 +47,7 @@ export interface Plan {
   owner: { principal: string; sessionId: string };
   /** The settings the caller's claims give the query's transaction (row-level scope); empty when the datasource has none. */
   scope: ScopeSetting[];
+  explainFailure: ((failure: SluiceError) => SluiceError | null) | undefined;
 }
 
 export async function planQuery(config: Config, datasources: DatasourceRegistry, principal: Principal, request: QueryRequest): Promise<Plan> {
@@ -75,5 +83,6 @@ export async function planQuery(config: Config, datasources: DatasourceRegistry,
     materialize: request.materialize ?? 'auto',
     owner: { principal: principal.id, sessionId: request.sessionId ?? 'default' },
     scope,
+    explainFailure: request.explainFailure,
   };
 }

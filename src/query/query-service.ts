@@ -267,8 +267,10 @@ export class QueryService {
         record.finish('CANCELLED');
       } else {
         if (failure.code === 'INTERNAL') this.#log.error(`query ${record.id} failed:`, error);
-        record.artifact = { decision: 'FAILED', reason: failure.code, message: failure.message };
-        record.fail(inSentText(failure, plan.statement.offset));
+        // Told by the code that built the statement when it knows what the failure means; placed in the sent text otherwise.
+        const explained = plan.explainFailure?.(failure) ?? null;
+        record.artifact = { decision: 'FAILED', reason: (explained ?? failure).code, message: (explained ?? failure).message };
+        record.fail(explained ?? inSentText(failure, plan.statement.offset));
       }
     } finally {
       release?.();

@@ -48,24 +48,21 @@ export class SemanticService {
 
   async run(principal: Principal, intent: SemanticIntentT, options: RunOptions = {}): Promise<SemanticRun> {
     const compiled = compileIntent(this.catalog, this.#dialectOf, principal, intent, this.#mergeSourceRows);
-    let answer: QueryAnswer;
-    try {
-      answer = await this.#queries.run(
-        principal,
-        {
-          datasource: compiled.datasource,
-          sql: compiled.sql,
-          params: compiled.params,
-          previewRows: options.previewRows,
-          materialize: options.materialize,
-          sessionId: options.sessionId,
-        },
-        { waitMs: options.waitMs ?? DEFAULT_WAIT_MS, onTimeout: options.onTimeout ?? 'continue' },
-      );
-    } catch (error) {
-      const overCap = compiled.sourceRowCap === undefined ? null : sourceRowCapError(error, compiled.sourceRowCap);
-      throw overCap ?? error;
-    }
+    const { sourceRowCap } = compiled;
+    const answer = await this.#queries.run(
+      principal,
+      {
+        datasource: compiled.datasource,
+        sql: compiled.sql,
+        params: compiled.params,
+        previewRows: options.previewRows,
+        materialize: options.materialize,
+        sessionId: options.sessionId,
+        // Whether the merge ends before the answer or after (polled), a source over the cap is told as the validation error it is.
+        explainFailure: sourceRowCap === undefined ? undefined : (failure) => sourceRowCapError(failure, sourceRowCap),
+      },
+      { waitMs: options.waitMs ?? DEFAULT_WAIT_MS, onTimeout: options.onTimeout ?? 'continue' },
+    );
     return { ...answer, data: { ...answer.data, fields: compiled.fields } };
   }
 }

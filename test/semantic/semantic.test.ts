@@ -303,10 +303,19 @@ describe('merges as Lightdash merges (on PostgreSQL)', () => {
       expect(over.body.errorCode).toBe('SEMANTIC_VALIDATION_ERROR');
       expect(over.body.error.details).toMatchObject({ source: 1, field: null, explore: 'returns' });
       expect(over.body.error.details.errors).toEqual([{ kind: 'source_row_cap', source: 1, message: expect.stringMatching(/^Source 1: explore "returns" returns more than 4 rows/) }]);
+      // Still running when the answer goes (waitMs 0), it ends as the same validation error when polled.
+      const later = await capped.request('/api/semantic/query', { token: TOKENS.analyst, body: { intent: byRegion(), waitMs: 0 } });
+      expect(later.status).toBe(202);
+      let polled = await capped.request(`/api/queries/${later.body.data.queryId}?waitMs=5000`, { token: TOKENS.analyst });
+      for (let i = 0; i < 20 && polled.status === 200; i++) polled = await capped.request(`/api/queries/${later.body.data.queryId}?waitMs=5000`, { token: TOKENS.analyst });
+      expect(polled.status).toBe(400);
+      expect(polled.body.errorCode).toBe('SEMANTIC_VALIDATION_ERROR');
+      expect(polled.body.error.details).toMatchObject({ queryId: later.body.data.queryId, state: 'FAILED', source: 1, explore: 'returns' });
+      expect(polled.body.error.details.errors).toEqual(over.body.error.details.errors);
       const withoutWest = byRegion();
       (withoutWest.query.sources[1] as Record<string, unknown>).filters = [{ field: 'returns.region', op: 'not_in', value: ['west'] }];
       const atCap = await capped.request('/api/semantic/query', { token: TOKENS.analyst, body: { intent: withoutWest } });
-      expect(capped.sluice.queriesSubmitted()).toBe(before + 2);
+      expect(capped.sluice.queriesSubmitted()).toBe(before + 3);
       expect(atCap.status).toBe(200);
       expect(atCap.body.data.preview.rows.map((row: unknown[]) => row[0])).toEqual(['east', 'north', 'south', null]);
     } finally {
