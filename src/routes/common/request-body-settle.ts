@@ -31,6 +31,11 @@ async function readToEnd(body: ReadableStream<Uint8Array>, maxBytes: number): Pr
   }
 }
 
+/** Whether the request's head announces a body (HTTP/1.1: a non-zero Content-Length, or a Transfer-Encoding). */
+function mayCarryBody(contentLength: string | undefined, transferEncoding: string | undefined): boolean {
+  return transferEncoding !== undefined || (contentLength !== undefined && contentLength.trim() !== '0');
+}
+
 export function settleRequestBodies(maxBytes: number): MiddlewareHandler {
   return async (c, next) => {
     // The body as it came off the wire: later middleware may put a buffered copy in c.req.raw.
@@ -40,6 +45,8 @@ export function settleRequestBodies(maxBytes: number): MiddlewareHandler {
       c.header('Connection', 'close');
       return;
     }
+    // Most requests carry no body; asking the adapter's request for one would build a whole Request for each of them.
+    if (!mayCarryBody(c.req.header('content-length'), c.req.header('transfer-encoding'))) return;
     const body = sent.body;
     // Read (or being read) by the route, or none sent: nothing left over.
     if (body === null || body.locked || sent.bodyUsed) return;
