@@ -8,6 +8,7 @@
  */
 import type { AuditPort } from '../catalog/ports/audit-port.ts';
 import type { LeasesPort } from '../catalog/ports/leases-port.ts';
+import { RoundTimer } from '../runtime/round-timer.ts';
 
 const LEASE = 'audit-retention';
 const LEASE_MS = 5 * 60_000;
@@ -28,8 +29,7 @@ export class AuditRetention {
   readonly #retentionMs: number;
   readonly #log: (line: string) => void;
   readonly #now: () => Date;
-  #timer: ReturnType<typeof setTimeout> | null = null;
-  #stopped = false;
+  readonly #rounds: RoundTimer;
 
   constructor(catalog: AuditPort & LeasesPort, options: { replica: string; retentionDays: number; log: (line: string) => void; now?: () => Date }) {
     this.#catalog = catalog;
@@ -37,15 +37,15 @@ export class AuditRetention {
     this.#retentionMs = options.retentionDays * DAY_MS;
     this.#log = options.log;
     this.#now = options.now ?? (() => new Date());
+    this.#rounds = new RoundTimer(() => this.round(), INTERVAL_MS, (error) => this.#log(`Audit retention failed: ${error.message}`));
   }
 
   start(): void {
-    this.#schedule(INTERVAL_MS);
+    this.#rounds.start();
   }
 
   stop(): void {
-    this.#stopped = true;
-    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#rounds.stop();
   }
 
   /** One bounded round: at most ROUND_LIMIT entries past the retention, if this replica holds the lease. */
@@ -53,21 +53,5 @@ export class AuditRetention {
     if (!(await this.#catalog.tryLease(LEASE, this.#replica, LEASE_MS))) return { ran: false, purged: 0, more: false };
     const { count, more } = await this.#catalog.purgeAudit(new Date(this.#now().getTime() - this.#retentionMs), ROUND_LIMIT);
     return { ran: true, purged: count, more };
-  }
-
-  #schedule(ms: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => void this.#run(), ms);
-    this.#timer.unref?.();
-  }
-
-  async #run(): Promise<void> {
-    try {
-      const report = await this.round();
-      this.#schedule(report.more ? 0 : INTERVAL_MS);
-    } catch (error) {
-      this.#log(`Audit retention failed: ${(error as Error).message}`);
-      this.#schedule(INTERVAL_MS);
-    }
   }
 }

@@ -8,6 +8,7 @@
  * so replicas need not take turns.
  */
 import type { QueryHistoryPort } from '../catalog/catalog.ts';
+import { RoundTimer } from '../runtime/round-timer.ts';
 
 const INTERVAL_MS = 60_000;
 const BATCH = 500;
@@ -27,8 +28,7 @@ export class HistoryPurger {
   readonly #abandonAfterMs: number;
   readonly #now: () => Date;
   readonly #log: (line: string) => void;
-  #timer: ReturnType<typeof setTimeout> | null = null;
-  #stopped = false;
+  readonly #rounds: RoundTimer;
 
   constructor(catalog: QueryHistoryPort, bounds: HistoryBounds, log: (line: string) => void, now: () => Date = () => new Date()) {
     this.#catalog = catalog;
@@ -36,15 +36,15 @@ export class HistoryPurger {
     this.#abandonAfterMs = bounds.maxDurationMs + ABANDON_MARGIN_MS;
     this.#log = log;
     this.#now = now;
+    this.#rounds = new RoundTimer(() => this.round(), INTERVAL_MS, (error) => this.#log(`Query history purge failed: ${error.message}`));
   }
 
   start(): void {
-    this.#schedule(INTERVAL_MS);
+    this.#rounds.start();
   }
 
   stop(): void {
-    this.#stopped = true;
-    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#rounds.stop();
   }
 
   /** One bounded round: how many entries it ended as abandoned and forgot, and whether more are waiting. */
@@ -53,21 +53,5 @@ export class HistoryPurger {
     const abandoned = await this.#catalog.abandonHistory(new Date(now.getTime() - this.#abandonAfterMs), now, BATCH);
     const purged = await this.#catalog.purgeHistory(new Date(now.getTime() - this.#retentionMs), BATCH);
     return { abandoned: abandoned.count, purged: purged.count, more: abandoned.more || purged.more };
-  }
-
-  #schedule(ms: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => void this.#run(), ms);
-    this.#timer.unref?.();
-  }
-
-  async #run(): Promise<void> {
-    try {
-      const { more } = await this.round();
-      this.#schedule(more ? 0 : INTERVAL_MS);
-    } catch (error) {
-      this.#log(`Query history purge failed: ${(error as Error).message}`);
-      this.#schedule(INTERVAL_MS);
-    }
   }
 }
