@@ -4,9 +4,19 @@
  * written; a body that is not JSON, and a missing one, are VALIDATION_ERROR
  * and run nothing; the body limit still holds.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArtifact, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { LLM_BASE, startFakeLlm, type FakeLlm } from '../ai/llm-fake.ts';
+
+const run = promisify(execFile);
+
+/** A curl command line as the AI Chat / AI Agent API and the README write it: `-d` with no Content-Type of its own. */
+async function curl(line: string, env: Record<string, string>): Promise<any> {
+  const { stdout } = await run('sh', ['-c', line], { env: { ...process.env, ...env } });
+  return JSON.parse(stdout);
+}
 
 let server: TestServer;
 let small: TestServer;
@@ -33,6 +43,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([server?.stop(), small?.stop()]);
   llm?.close();
+});
+
+describe('the documented curl lines, run by curl as written', () => {
+  it('chat and the agent answer a body sent with curl -d', async () => {
+    const env = { SLUICE: server.sluice.url, TOKEN: TOKENS.admin };
+    llm.script({ content: 'Revenue by region:\n```sql\nselect 1\n```' });
+    const chat = await curl(`curl -s -X POST $SLUICE/api/ai/chat -H "X-Token: $TOKEN" -d '{"messages": [{"role": "user", "content": "Revenue by region?"}]}'`, env);
+    expect(chat).toMatchObject({ message: expect.stringContaining('Revenue by region'), blocks: [{ sql: 'select 1', kind: 'select' }] });
+    llm.script({ content: 'North.' });
+    const agent = await curl(`curl -s -X POST "$SLUICE/api/ai/agent" -H "X-Token: $TOKEN" -d '{"prompt": "Which region had the most revenue last month?"}'`, env);
+    expect(agent).toMatchObject({ answer: 'North.', stoppedBy: 'answer', iterations: 1 });
+    expect(llm.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'Which region had the most revenue last month?' });
+  });
 });
 
 describe('a JSON body under any Content-Type', () => {
