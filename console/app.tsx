@@ -120,7 +120,7 @@ export function App() {
               onOpenArtifact={openArtifact}
             />
           ) : null}
-          {name === 'Artifacts' ? <ArtifactsTab client={signed.client} active={tab === 'Artifacts'} opened={opened} onOpen={openArtifact} /> : null}
+          {name === 'Artifacts' ? <ArtifactsTab client={signed.client} active={tab === 'Artifacts'} opened={opened} onOpen={openArtifact} admin={signed.admin} /> : null}
           {name === 'Agent' ? <AgentTab client={signed.client} datasource={datasource} onOpenArtifact={openArtifact} onUseSql={(next) => { setSql(next); setTab('Query'); }} /> : null}
           {name === 'Semantic' ? <SemanticTab client={signed.client} /> : null}
         </main>

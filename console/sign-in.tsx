@@ -2,7 +2,7 @@
  * Signing in: /api/me checks the token (a bad one gets the API's
  * UNAUTHORIZED sentence) and says the caller's roles, which decide whether
  * the analyst tabs (Agent, Semantic) are offered; the datasources listed
- * are the ones the Query tab can pick from.
+ * are the ones the Query tab can pick from; admins also get maintenance.
  */
 import { useState } from 'preact/hooks';
 import { connect, unwrap, type SluiceClient } from './api.ts';
@@ -14,6 +14,8 @@ export interface Signed {
   client: SluiceClient;
   datasources: { id: string; description: string; embedded: boolean; kind: string; dialect: string }[];
   analyst: boolean;
+  /** May run maintenance. */
+  admin: boolean;
 }
 
 export async function signIn(token: string): Promise<Signed> {
@@ -21,7 +23,8 @@ export async function signIn(token: string): Promise<Signed> {
   const me = await unwrap(client.getMe({}));
   const listed = await unwrap(client.listDatasources({}));
   const analyst = me.data.roles.some((role) => role === 'analyst' || role === 'admin');
-  return { token, client, datasources: listed.data.datasources, analyst };
+  const admin = me.data.roles.includes('admin');
+  return { token, client, datasources: listed.data.datasources, analyst, admin };
 }
 
 export function SignInForm({ onSignedIn, initialError }: { onSignedIn: (signed: Signed) => void; initialError: unknown }) {

@@ -1,15 +1,19 @@
 /**
- * The Artifacts tab: the caller's artifacts (rows, size, session, expiry),
- * usage against the quota as a meter, Open (the same table view as a query's
- * result) and Delete. Other tabs open an artifact here by its id.
+ * The Artifacts tab: the caller's sessions, the artifacts (of one session
+ * or of all), usage against the quota as a meter (with the chosen session's
+ * share), Open (the same table view as a query's result), Delete, copying
+ * ticked artifacts to another session, and for admins a maintenance round.
+ * Other tabs open an artifact here by its id.
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { unwrap, type Artifact, type Schemas, type SluiceClient } from '../api.ts';
+import { unwrap, type Artifact, type SluiceClient } from '../api.ts';
 import { ArtifactView } from '../components/artifact-view.tsx';
 import { ErrorBanner } from '../components/error-banner.tsx';
-import { formatBytes, formatCount } from '../format.ts';
-
-type Usage = Schemas['UsageEnvelope']['data'];
+import { UsageMeter, type Usage } from '../components/usage-meter.tsx';
+import { ArtifactsTable } from './artifacts-table.tsx';
+import { CopyArtifacts } from './copy-artifacts.tsx';
+import { MaintenanceAction } from './maintenance-action.tsx';
+import { SessionsPanel, type SessionSummary } from './sessions-panel.tsx';
 
 interface Props {
   client: SluiceClient;
@@ -17,56 +21,39 @@ interface Props {
   active: boolean;
   opened: string | null;
   onOpen: (id: string | null) => void;
+  admin: boolean;
 }
 
-/** Tiny shares stay visible: "<0.01%" rather than a zero that hides them. */
-function percentText(used: number, quota: number): string {
-  const percent = quota > 0 ? (100 * used) / quota : 0;
-  if (used > 0 && percent < 0.01) return '<0.01%';
-  return `${percent.toFixed(percent < 10 ? 2 : 0)}%`;
-}
-
-function UsageMeter({ usage }: { usage: Usage }) {
-  const { logicalBytes, quotaBytes, artifacts } = usage.principal;
-  return (
-    <div class="usage">
-      <label class="usage-label">
-        <span>
-          Quota used: {formatBytes(logicalBytes)} of {formatBytes(quotaBytes)} ({percentText(logicalBytes, quotaBytes)}), {formatCount(artifacts)} artifacts
-        </span>
-        <meter min={0} max={quotaBytes} low={quotaBytes * 0.7} high={quotaBytes * 0.9} optimum={0} value={logicalBytes} />
-      </label>
-      {usage.workspace !== undefined ? (
-        <span class="muted">
-          Workspace: {formatBytes(usage.workspace.physicalBytes)} of {formatBytes(usage.workspace.quotaBytes)} stored, {formatCount(usage.workspace.artifacts)} artifacts
-        </span>
-      ) : null}
-    </div>
-  );
-}
-
-export function ArtifactsTab({ client, active, opened, onOpen }: Props) {
+export function ArtifactsTab({ client, active, opened, onOpen, admin }: Props) {
   const [artifacts, setArtifacts] = useState<Artifact[] | null>(null);
   const [nextCursor, setNextCursor] = useState<string | null>(null);
   const [usage, setUsage] = useState<Usage | null>(null);
+  const [sessions, setSessions] = useState<SessionSummary[]>([]);
+  // Null: the artifacts of every session.
+  const [session, setSession] = useState<string | null>(null);
+  const [ticked, setTicked] = useState<ReadonlySet<string>>(new Set());
   const [summary, setSummary] = useState('');
   const [error, setError] = useState<unknown>(null);
 
   const load = useCallback(async (cursor: string | null) => {
     try {
-      const [list, use] = await Promise.all([
-        unwrap(client.listArtifacts({ params: { query: { limit: 50, ...(cursor !== null ? { cursor } : {}) } } })),
-        unwrap(client.getUsage({})),
+      const inSession = session !== null ? { sessionId: session } : {};
+      const [list, use, listed] = await Promise.all([
+        unwrap(client.listArtifacts({ params: { query: { limit: 50, ...inSession, ...(cursor !== null ? { cursor } : {}) } } })),
+        unwrap(client.getUsage({ params: { query: inSession } })),
+        unwrap(client.listSessions({})),
       ]);
       setArtifacts((seen) => (cursor === null ? list.data.artifacts : [...(seen ?? []), ...list.data.artifacts]));
+      if (cursor === null) setTicked(new Set());
       setNextCursor(list.data.nextCursor);
       setSummary(list.summary);
       setUsage(use.data);
+      setSessions(listed.data.sessions);
       setError(null);
     } catch (e) {
       setError(e);
     }
-  }, [client]);
+  }, [client, session]);
 
   useEffect(() => {
     if (active) void load(null);
@@ -82,51 +69,40 @@ export function ArtifactsTab({ client, active, opened, onOpen }: Props) {
     }
   }
 
+  const tick = (id: string, on: boolean) =>
+    setTicked((seen) => {
+      const next = new Set(seen);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+
   return (
     <div class="tab-body">
       {usage !== null ? <UsageMeter usage={usage} /> : null}
       <ErrorBanner error={error} />
+      <SessionsPanel sessions={sessions} chosen={session} onChoose={setSession} />
       <div class="toolbar">
         <p class="summary">{summary}</p>
         <button type="button" onClick={() => void load(null)}>Refresh</button>
       </div>
       {artifacts !== null ? (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Artifacts</caption>
-            <thead>
-              <tr>
-                <th scope="col">Artifact</th>
-                <th scope="col" class="num">Rows</th>
-                <th scope="col" class="num">Size</th>
-                <th scope="col" class="wide-only">Session</th>
-                <th scope="col" class="wide-only">Expires</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              {artifacts.map((a) => (
-                <tr key={a.id} class={a.id === opened ? 'selected' : undefined}>
-                  <td>
-                    <code>{a.id}</code>
-                    <div class="sql-snippet" title={a.sql}>{a.sql}</div>
-                  </td>
-                  <td class="num">{formatCount(a.rowCount)}{a.coverage === 'PREFIX' ? ' (prefix)' : ''}</td>
-                  <td class="num">{formatBytes(a.sizeBytes)}</td>
-                  <td class="wide-only">{a.sessionId}</td>
-                  <td class="nowrap wide-only">{a.expiresAt}</td>
-                  <td class="actions">
-                    <button type="button" aria-label={`Open ${a.id}`} onClick={() => onOpen(a.id)}>Open</button>
-                    <button type="button" class="danger" aria-label={`Delete ${a.id}`} onClick={() => void remove(a.id)}>Delete</button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {artifacts.length === 0 ? <p class="muted empty">No artifacts yet: a query whose preview is not the whole result makes one.</p> : null}
-        </div>
+        <>
+          <CopyArtifacts
+            client={client}
+            selected={artifacts.filter((a) => ticked.has(a.id))}
+            onCopied={(target) => {
+              // The copies are shown where they went; choosing the same session again still reloads.
+              if (target === session) void load(null);
+              else setSession(target);
+            }}
+            onError={setError}
+          />
+          <ArtifactsTable artifacts={artifacts} opened={opened} ticked={ticked} onTick={tick} onOpen={onOpen} onDelete={(id) => void remove(id)} />
+        </>
       ) : null}
       {nextCursor !== null ? <button type="button" onClick={() => void load(nextCursor)}>More artifacts</button> : null}
+      {admin ? <MaintenanceAction client={client} /> : null}
       {opened !== null ? <ArtifactView key={opened} client={client} artifactId={opened} /> : null}
     </div>
   );

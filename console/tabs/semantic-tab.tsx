@@ -3,6 +3,7 @@
  * a second explore and which of its dimensions each key joins), run the
  * intent, and save it as a visualization, whose chart the server draws as
  * SVG; the picture is fetched with the token and shown from a blob: URL.
+ * Below, the visualizations saved so far, each of which can be deleted.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { unwrap, type Explore, type Schemas, type SluiceClient } from '../api.ts';
@@ -12,6 +13,7 @@ import { ErrorBanner } from '../components/error-banner.tsx';
 import { Field } from '../components/field.tsx';
 import { CHART_TYPES, type ChartType } from '../../src/vocabulary.ts';
 import { SourcePicker, type SourcePick } from './semantic-source.tsx';
+import { VisualizationsList } from './visualizations-list.tsx';
 
 type Intent = Schemas['SemanticQueryIntent'];
 type Result = Pick<Schemas['SemanticQueryEnvelope'], 'summary' | 'data'>;
@@ -145,6 +147,7 @@ export function SemanticTab({ client }: { client: SluiceClient }) {
           </figure>
         ) : null}
       </div>
+      <VisualizationsList client={client} savedId={saved?.id ?? null} />
     </div>
   );
 }

@@ -177,6 +177,8 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: A
       const saved = await server.request(`/api/semantic/visualizations/${id}`, { token: TOKENS.analyst });
       expect(saved.status).toBe(200);
       expect(saved.body.data.title).toBe('Revenue and refunds by region');
+      // The list of saved visualizations below is read again and names it.
+      await page.getByRole('region', { name: 'Saved visualizations' }).getByRole('button', { name: `Delete visualization ${id}` }).waitFor();
       await screenshot(page, join(SHOTS, 'semantic.png'));
     });
   });
