@@ -3,11 +3,11 @@
  * entries read from a tar with tar-stream, a tar written from entries, and
  * the raw HTTP calls for bundles (binary bodies the JSON helper cannot send).
  */
-import Database from 'better-sqlite3';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract, pack } from 'tar-stream';
 import type { TestServer } from '../../helpers/server.ts';
+import { openSqlite, type SqliteDatabase } from '../../../src/runtime/sqlite.ts';
 
 export interface TarEntry {
   name: string;
@@ -75,18 +75,16 @@ export function storedLocations(server: TestServer): string[] {
 
 /** What the catalog holds, counted straight from its file: rows of artifacts and blobs. */
 export function catalogCounts(server: TestServer): { artifacts: number; blobs: number } {
-  const db = new Database(join(server.dataDir, 'artifacts', 'catalog.sqlite'), { readonly: true });
-  try {
-    const artifacts = (db.prepare('SELECT COUNT(*) AS n FROM artifacts').get() as { n: number }).n;
-    const blobs = (db.prepare('SELECT COUNT(*) AS n FROM blobs').get() as { n: number }).n;
+  return withCatalog(server, (db) => {
+    const artifacts = db.prepare('SELECT COUNT(*) AS n FROM artifacts').get<{ n: number }>()!.n;
+    const blobs = db.prepare('SELECT COUNT(*) AS n FROM blobs').get<{ n: number }>()!.n;
     return { artifacts, blobs };
-  } finally {
-    db.close();
-  }
+  });
 }
 
-export function withCatalog<T>(server: TestServer, fn: (db: Database.Database) => T): T {
-  const db = new Database(join(server.dataDir, 'artifacts', 'catalog.sqlite'));
+/** The catalog's file opened through the runtime's own SQLite (node:sqlite, bun:sqlite or better-sqlite3, as the server does). */
+export function withCatalog<T>(server: TestServer, fn: (db: SqliteDatabase) => T): T {
+  const db = openSqlite(join(server.dataDir, 'artifacts', 'catalog.sqlite'));
   try {
     return fn(db);
   } finally {
