@@ -134,7 +134,7 @@ function openArtifactStore(config: Config, dataDir: string, logger: Logger, read
     {
       log: logger,
       workers: {
-        read: async (sql, params) => (await readPool.run({ type: 'read', sql, params }).result).rows,
+        read: async (sql, params, options) => (await readPool.run({ type: 'read', sql, params, small: options?.small === true }).result).rows,
         writeFile: async (task) => void (await readPool.run({ type: 'write-file', ...task }).result),
       },
     },

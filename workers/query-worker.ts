@@ -22,6 +22,8 @@ const stoppers = new Map<number, (reason: 'cancel') => void>();
 /** Cancels that arrived before the export could be stopped (while it was still connecting). */
 const cancelledEarly = new Set<number>();
 let duckdb: Promise<DuckDBConnection> | null = null;
+/** The single-threaded DuckDB of small reads, opened on the first one (ReadTask.small). */
+let smallDuckdb: Promise<DuckDBConnection> | null = null;
 
 const PROGRESS_EVERY_MS = 200;
 
@@ -35,17 +37,29 @@ function log(line: string, cause?: unknown): void {
   send(text === undefined ? { type: 'log', line } : { type: 'log', line, cause: text });
 }
 
+async function openDuck(threads: number, memoryLimit: string): Promise<DuckDBConnection> {
+  const instance = await DuckDBInstance.create(':memory:', { threads: String(threads), memory_limit: memoryLimit });
+  const connection = await instance.connect();
+  await connection.run("SET TimeZone = 'UTC'");
+  return connection;
+}
+
 function duck(): Promise<DuckDBConnection> {
-  duckdb ??= (async () => {
-    const instance = await DuckDBInstance.create(':memory:', {
-      threads: String(settings.duckdbThreads),
-      memory_limit: settings.duckdbMemoryLimit,
-    });
-    const connection = await instance.connect();
-    await connection.run("SET TimeZone = 'UTC'");
-    return connection;
-  })();
+  duckdb ??= openDuck(settings.duckdbThreads, settings.duckdbMemoryLimit);
   return duckdb;
+}
+
+/**
+ * A plain page decodes one row group or two: on a second DuckDB with one
+ * thread it costs about 1.4× less CPU and time than on the worker's
+ * parallel one (bench/runs/2026-12-01-pages.md, attempt 4). It has the
+ * worker's memory limit all the same: a row group of wide values needs it
+ * to decode, and a limit is a bound, not an allocation.
+ */
+function smallDuck(): Promise<DuckDBConnection> {
+  if (settings.duckdbThreads <= 1) return duck();
+  smallDuckdb ??= openDuck(1, settings.duckdbMemoryLimit);
+  return smallDuckdb;
 }
 
 /** Tasks already answered; a late settle of the same task is ignored. */
@@ -92,7 +106,7 @@ async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<v
     } else if (message.type === 'write-file') {
       answer({ type: 'done', taskId, result: await writeFile(await duck(), message) });
     } else {
-      const reader = await (await duck()).runAndReadAll(message.sql, message.params);
+      const reader = await (await (message.small === true ? smallDuck() : duck())).runAndReadAll(message.sql, message.params);
       const rows = reader.getRowsJS().map((r) => JSON.parse(String(r[0])) as unknown[]);
       answer({ type: 'done', taskId, result: { rows } });
     }

@@ -24,6 +24,12 @@ export interface ReadTask {
   type: 'read';
   sql: string;
   params: (string | number | boolean | null)[];
+  /**
+   * A plain page: a few rows of one or two row groups. It runs on the
+   * worker's single-threaded DuckDB, where a statement that small costs
+   * less CPU and time than on one whose second thread wakes for it.
+   */
+  small?: boolean;
 }
 
 /**

@@ -29,7 +29,7 @@ export async function createFixtures(): Promise<Fixtures> {
   const duck: DuckDBConnection = await instance.connect();
   return {
     workers: {
-      read: async (text, params) => (await pool.run({ type: 'read', sql: text, params }).result).rows,
+      read: async (text, params, options) => (await pool.run({ type: 'read', sql: text, params, small: options?.small === true }).result).rows,
       writeFile: async (task) => void (await pool.run({ type: 'write-file', ...task }).result),
     },
     async stage(store, text) {

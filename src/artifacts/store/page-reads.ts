@@ -52,12 +52,15 @@ export function pageCacheCounts(ctx: StoreContext): { hits: number; misses: numb
   return stateOf(ctx).answers.counts;
 }
 
-/** Leases `count` parts from `first`, runs the statement built over them, and keeps `limit` rows (the one past it says whether more exist). */
-async function run(ctx: StoreContext, blob: BlobRecord, limit: number, first: number, count: number, build: (files: PartFile[]) => Statement): Promise<CachedAnswer<ReadPage>> {
+/**
+ * Leases `count` parts from `first`, runs the statement built over them, and keeps `limit` rows (the one past it says whether more exist).
+ * `small` marks a plain page or block, which the worker runs on its single-threaded DuckDB.
+ */
+async function run(ctx: StoreContext, blob: BlobRecord, limit: number, first: number, count: number, build: (files: PartFile[]) => Statement, small = false): Promise<CachedAnswer<ReadPage>> {
   const { files, release } = await leaseParts(ctx, blob, first, count);
   try {
     const statement = build(files);
-    const result = await ctx.workers.read(statement.sql, statement.params);
+    const result = await ctx.workers.read(statement.sql, statement.params, { small });
     const more = result.length > limit;
     const rows = more ? result.slice(0, limit) : result;
     return { value: { columns: statement.columns.map((c) => ({ name: c.name, type: c.type })), rows, more }, bytes: approximateBytes(rows) };
@@ -80,7 +83,9 @@ export function approximateBytes(rows: unknown[][]): number {
 
 function plainRun(ctx: StoreContext, meta: ArtifactMeta, blob: BlobRecord, request: ReadRequest): Promise<CachedAnswer<ReadPage>> {
   const window = plainWindow(blob.parts.map((p) => p.rows), request.offset, request.limit);
-  return run(ctx, blob, request.limit, window.first, window.count, (files) => buildReadStatement(meta.columns, files, { ...request, offset: window.offset }));
+  // Large pages stay on the worker's parallel DuckDB: past a few row groups its second thread pays.
+  const small = request.limit <= BLOCK_ROWS;
+  return run(ctx, blob, request.limit, window.first, window.count, (files) => buildReadStatement(meta.columns, files, { ...request, offset: window.offset }), small);
 }
 
 /** Adds `key` to a map used as a bounded set, oldest out first. */

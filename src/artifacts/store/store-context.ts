@@ -12,7 +12,8 @@ import type { BoundValue } from '../filter-values.ts';
 
 /** DuckDB, on the read workers: statements over local Parquet files. */
 export interface StoreWorkers {
-  read(sql: string, params: BoundValue[]): Promise<unknown[][]>;
+  /** `small`: a plain page, a few rows of a row group or two (protocol.ts, ReadTask). */
+  read(sql: string, params: BoundValue[], options?: { small?: boolean }): Promise<unknown[][]>;
   writeFile(task: Omit<WriteFileTask, 'type'>): Promise<void>;
 }
 

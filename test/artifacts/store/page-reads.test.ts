@@ -22,14 +22,17 @@ describe('pages of a reader following its cursor', () => {
   let dir: string;
   let store: Store;
   let rowsRead = 0;
+  /** Whether each read asked for the worker's single-threaded DuckDB, in order. */
+  const smallFlags: boolean[] = [];
 
   beforeAll(async () => {
     fixtures = await createFixtures();
     dir = mkdtempSync(join(tmpdir(), 'sluice-page-reads-'));
     const workers: StoreWorkers = {
       ...fixtures.workers,
-      read: async (sql, params) => {
-        const rows = await fixtures.workers.read(sql, params);
+      read: async (sql, params, options) => {
+        smallFlags.push(options?.small === true);
+        const rows = await fixtures.workers.read(sql, params, options);
         rowsRead += rows.length;
         return rows;
       },
@@ -78,5 +81,19 @@ describe('pages of a reader following its cursor', () => {
     const id = await artifactOf("SELECT g::int8 AS n, repeat('x', 5000) AS wide FROM generate_series(1, 3000) g");
     // The first page, one block that is not kept, then pages of 100 (with the row that says more follow).
     expect(await follow(id, 6)).toBeLessThanOrEqual(101 + 1025 + 4 * 101);
+  });
+
+  it('sends plain pages and blocks to the single-threaded DuckDB, sorted, filtered and aggregate reads to the parallel one', async () => {
+    const id = await artifactOf('SELECT g::int8 AS n, (g % 7)::int4 AS k FROM generate_series(1, 5000) g');
+    const flagsOf = async (read: () => Promise<unknown>): Promise<boolean[]> => {
+      smallFlags.length = 0;
+      await read();
+      return [...smallFlags];
+    };
+    expect(await flagsOf(() => store.read(OWNER.principal, id, { limit: 99, offset: 4321 }))).toEqual([true]);
+    expect(await flagsOf(() => store.read(OWNER.principal, id, { limit: 1000, offset: 17 }))).toEqual([true]);
+    expect(await flagsOf(() => store.read(OWNER.principal, id, { limit: 99, offset: 0, sort: [{ column: 'k', direction: 'desc' }] }))).toEqual([false]);
+    expect(await flagsOf(() => store.read(OWNER.principal, id, { limit: 99, offset: 0, filters: [{ column: 'k', op: 'eq', value: 3 }] }))).toEqual([false]);
+    expect(await flagsOf(() => store.aggregate(OWNER.principal, id, { groupBy: ['k'], metrics: [{ fn: 'count' }], limit: 10 }))).toEqual([false]);
   });
 });
