@@ -139,19 +139,39 @@ export interface ValueSink {
   null(): void;
   ascii(text: string): void;
   string(text: string): void;
+  /** A number as String() writes it, or as `otherwise` does for the numbers the sink does not write itself. */
+  number(value: number, otherwise: (value: number) => string): void;
 }
 
 /** Storage whose text is digits, a boolean word or base64: never a comma, quote or line break. */
 const ASCII_STORAGE = new Set<StorageKind>(['int8', 'float', 'numeric_text', 'bytea', 'bool']);
 
-/** Writes one value of `column` to `sink` (valueText's text, without a string per row); throws MixedColumnError as valueText does. */
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** An INTEGER value's digits: through a double (written without a string) when it holds the value exactly. */
+function writeInteger(sink: ValueSink, value: bigint): void {
+  if (value <= MAX_SAFE && value >= -MAX_SAFE) sink.number(Number(value), String);
+  else sink.ascii(String(value));
+}
+
+/**
+ * Writes one value of `column` to `sink` (valueText's text, without a string
+ * per row where the value is a number, a boolean or ASCII text); throws
+ * MixedColumnError as valueText does. The commonest pairs of storage and
+ * class are written first; every other goes through convert, as valueText.
+ */
 export function valueWriter(column: SqliteColumnPlan): (sink: ValueSink, value: SqliteValue) => void {
   const ascii = ASCII_STORAGE.has(column.storage);
   const storage = column.storage;
+  const numberText = storage === 'float' || storage === 'numeric_text';
+  const integerText = storage === 'int8' || storage === 'numeric_text' || storage === 'text';
   return (sink, value) => {
     if (value === null) return sink.null();
     // A TEXT value in a text column, the commonest case, needs no conversion.
     if (storage === 'text' && typeof value === 'string') return sink.string(value);
+    if (numberText && typeof value === 'number') return sink.number(value, doubleText);
+    if (integerText && typeof value === 'bigint') return writeInteger(sink, value);
+    if (storage === 'bool' && (value === 0n || value === 1n)) return sink.ascii(value === 0n ? 'false' : 'true');
     const text = convert(storage, value);
     if (text === undefined) throw new MixedColumnError(column, value);
     if (ascii) sink.ascii(text);

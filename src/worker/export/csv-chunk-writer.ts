@@ -12,6 +12,7 @@
  * record measured exactly, so the core never has to scan them.
  */
 import { Buffer, isUtf8 } from 'node:buffer';
+import { MAX_NUMBER_BYTES, writeNumber } from './number-digits.ts';
 import type { SourceChunk } from './row-source.ts';
 
 const QUOTE = 0x22;
@@ -28,6 +29,8 @@ const NEEDS_QUOTES = /[",\n\r]/;
 const SLACK_BYTES = 64 * 1024;
 /** Values up to this many bytes are copied byte by byte. */
 const SHORT_COPY = 48;
+/** Strings up to this many UTF-16 units are tried as plain ASCII, copied unit by unit. */
+const SHORT_STRING = 128;
 
 /** Whether `bytes[start, end)` must be quoted in a record of `columns` values. */
 function mustQuote(bytes: Uint8Array, start: number, end: number, columns: number): boolean {
@@ -132,11 +135,55 @@ export class CsvChunkWriter {
     if (value === '') return this.string(value);
     this.#room(value.length + 1);
     this.#separator();
-    this.#at += this.#buffer.write(value, this.#at, 'latin1');
+    if (value.length > SHORT_STRING) {
+      this.#at += this.#buffer.write(value, this.#at, 'latin1');
+      return;
+    }
+    const out = this.#buffer;
+    let at = this.#at;
+    for (let i = 0; i < value.length; i++) out[at++] = value.charCodeAt(i);
+    this.#at = at;
+  }
+
+  /**
+   * A number as String(value) writes it (`otherwise(value)` for -0, NaN, the
+   * infinities, and numbers with an exponent or many places, which
+   * number-digits.ts leaves out); never quoted.
+   */
+  number(value: number, otherwise: (value: number) => string): void {
+    this.#room(MAX_NUMBER_BYTES + 1);
+    const at = this.#at;
+    this.#separator();
+    const end = writeNumber(this.#buffer, this.#at, value);
+    if (end >= 0) {
+      this.#at = end;
+      return;
+    }
+    this.#at = at;
+    this.#values--;
+    this.ascii(otherwise(value));
   }
 
   /** A string, quoted where it must be. */
   string(value: string): void {
+    // Most strings are short ASCII needing no quotes: copied unit by unit, with no scan and no native call.
+    if (value.length <= SHORT_STRING && value.length > 0 && !(this.#columns === 1 && value === '\\.')) {
+      this.#room(value.length + 1);
+      const out = this.#buffer;
+      let at = this.#at;
+      if (this.#values > 0) out[at++] = COMMA;
+      let i = 0;
+      for (; i < value.length; i++) {
+        const unit = value.charCodeAt(i);
+        if (unit >= 0x80 || unit === QUOTE || unit === COMMA || unit === NEWLINE || unit === RETURN) break;
+        out[at++] = unit;
+      }
+      if (i === value.length) {
+        this.#values++;
+        this.#at = at;
+        return;
+      }
+    }
     const quote = value === '' || NEEDS_QUOTES.test(value) || (this.#columns === 1 && value === '\\.');
     const text = quote ? `"${value.replaceAll('"', '""')}"` : value;
     // A UTF-16 unit is at most 3 bytes of UTF-8.

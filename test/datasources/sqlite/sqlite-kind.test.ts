@@ -7,7 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { kindOf } from '../../../src/datasources/drivers.ts';
 import { currentLibrary, libraryFor, openReadOnly } from '../../../src/datasources/sqlite/engine/open-connection.ts';
-import { affinityOf, planColumn, valueText } from '../../../src/datasources/sqlite/sqlite-column-types.ts';
+import { affinityOf, planColumn, valueText, valueWriter } from '../../../src/datasources/sqlite/sqlite-column-types.ts';
+import type { SqliteValue } from '../../../src/datasources/sqlite/engine/sqlite-connection.ts';
+import { CsvChunkWriter } from '../../../src/worker/export/csv-chunk-writer.ts';
+import { csvRecord } from '../../../src/worker/export/csv-record.ts';
 import { sqliteDialect } from '../../../src/datasources/sqlite/sqlite-dialect.ts';
 import { sqliteFileOf } from '../../../src/datasources/sqlite/sqlite-url.ts';
 import { SluiceError } from '../../../src/errors.ts';
@@ -90,6 +93,36 @@ describe('column types', () => {
     expect(() => valueText(flag, 2n)).toThrow(/"f"/);
     expect(() => valueText(planColumn('t', 'TEXT', 'null'), 1.5)).toThrow(/REAL value among text/);
     expect(() => valueText(planColumn('b', 'BLOB', 'null'), 'x')).toThrow(/TEXT value among blobs/);
+  });
+
+  it('writes each value into CSV bytes as valueText gives it, or fails the same way', () => {
+    const values: SqliteValue[] = [
+      null, 0n, 1n, 2n, -7n, 2n ** 53n - 1n, -(2n ** 53n), 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 10n ** 15n, 10n ** 15n - 1n,
+      0, -0, 1.5, -2.25, 0.1 + 0.2, 1 / 3, 12345.67, 1e15, 1e21, 1e-7, 0.000001, Infinity, -Infinity, 1.000001 * 3,
+      '', 'plain', 'a,b', 'say "hi"', 'line\nbreak', '\\.', 'é ü 😀', '12.50', new Uint8Array([0, 1, 2, 250]), new Uint8Array(0),
+    ];
+    for (const declared of ['INTEGER', 'REAL', 'NUMERIC(12,2)', 'TEXT', 'BOOLEAN', 'BLOB', 'DATETIME']) {
+      const column = planColumn('c', declared, 'null');
+      const write = valueWriter(column);
+      for (const width of [1, 2]) {
+        for (const value of values) {
+          let expected: string | Error;
+          try {
+            expected = csvRecord(Array.from({ length: width }, () => valueText(column, value)));
+          } catch (error) {
+            expected = error as Error;
+          }
+          const writer = new CsvChunkWriter(width, 64);
+          const written = () => {
+            for (let i = 0; i < width; i++) write(writer, value);
+            writer.endRecord();
+            return Buffer.from(writer.take().bytes).toString('utf8');
+          };
+          if (expected instanceof Error) expect(written, `${declared} ${String(value)}`).toThrow(expected.message);
+          else expect(written(), `${declared} ${String(value)} ×${width}`).toBe(expected);
+        }
+      }
+    }
   });
 });
 

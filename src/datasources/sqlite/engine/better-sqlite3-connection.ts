@@ -6,6 +6,7 @@
  * writes every placeholder as ?N.
  */
 import type BetterSqlite3 from 'better-sqlite3';
+import { rowFunctionOf } from './row-function.ts';
 import type { OpenOptions, SqliteConnection, SqliteValue } from './sqlite-connection.ts';
 
 type Constructor = new (file: string, options: BetterSqlite3.Options) => BetterSqlite3.Database;
@@ -24,6 +25,10 @@ export function betterSqlite3Connection(Database: Constructor, file: string, opt
         columns: () => (statement.reader ? statement.columns().map((c) => ({ name: c.name, declaredType: c.type })) : []),
         rows: (params) => statement.raw(true).safeIntegers(true).iterate(...byNumber(params)) as Iterator<SqliteValue[]>,
       };
+    },
+    rowFunction(name, width, sink) {
+      db.function(name, { safeIntegers: true, deterministic: false, directOnly: true }, rowFunctionOf(width, sink) as (...values: unknown[]) => unknown);
+      return true;
     },
     all: (sql, params = []) => db.prepare(sql).safeIntegers(true).all(...byNumber(params)) as Record<string, SqliteValue>[],
     exec: (sql) => void db.exec(sql),

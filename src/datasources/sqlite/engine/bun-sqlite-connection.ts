@@ -49,6 +49,8 @@ export function bunSqliteConnection(Database: BunDatabaseConstructor, file: stri
         rows: (params) => rowsOf(db, sql, statement, params),
       };
     },
+    // bun:sqlite runs no SQL functions of JavaScript.
+    rowFunction: () => false,
     all: (sql, params = []) => db.prepare(sql).all(...params),
     exec: (sql) => db.exec(sql),
     close: () => db.close(),

@@ -4,6 +4,7 @@
  * file), 64-bit integers as bigint, rows as arrays where the runtime can
  * (setReturnArrays; before it, rows are objects and read by column name).
  */
+import { rowFunctionOf } from './row-function.ts';
 import type { OpenOptions, SqliteConnection, SqliteValue } from './sqlite-connection.ts';
 
 interface NodeStatement {
@@ -14,8 +15,17 @@ interface NodeStatement {
   setReturnArrays?(on: boolean): void;
 }
 
+interface NodeFunctionOptions {
+  useBigIntArguments: boolean;
+  deterministic: boolean;
+  directOnly: boolean;
+  varargs: boolean;
+}
+
 interface NodeDatabase {
   prepare(sql: string): NodeStatement;
+  /** From Node 22.13 and 23.5; Deno's may lack it. */
+  function?(name: string, options: NodeFunctionOptions, fn: (...values: SqliteValue[]) => unknown): void;
   exec(sql: string): void;
   close(): void;
 }
@@ -49,6 +59,11 @@ export function nodeSqliteConnection(DatabaseSync: DatabaseSyncConstructor, file
         columns: () => statement.columns().map((c) => ({ name: c.name, declaredType: c.type ?? null })),
         rows: (params) => arrayRows(statement, params),
       };
+    },
+    rowFunction(name, width, sink) {
+      if (typeof db.function !== 'function') return false;
+      db.function(name, { useBigIntArguments: true, deterministic: false, directOnly: true, varargs: false }, rowFunctionOf(width, sink) as (...values: SqliteValue[]) => unknown);
+      return true;
     },
     all(sql, params = []) {
       const statement = db.prepare(sql);

@@ -26,10 +26,23 @@ export interface SqliteQuery {
   rows(params: SqliteValue[]): Iterator<SqliteValue[]>;
 }
 
+/**
+ * A SQL function of a statement's row: called by SQLite inside its own step
+ * with the row's values (64-bit integers as bigint), once per row; returns
+ * whether the statement should yield now (its iterator steps once per yield).
+ */
+export type RowSink = (values: ArrayLike<SqliteValue>) => boolean;
+
 export interface SqliteConnection {
   /** The library underneath, for logs and tests. */
   readonly library: SqliteLibrary;
   prepare(sql: string): SqliteQuery;
+  /**
+   * Registers `sink` as the SQL function `name` of `width` arguments, for
+   * top-level SQL only (never a view's or a trigger's); false where the
+   * library has no SQL functions of JavaScript (bun:sqlite).
+   */
+  rowFunction(name: string, width: number, sink: RowSink): boolean;
   /** Runs `sql` and returns its rows as objects keyed by column name (catalog reads, where names are unique). */
   all(sql: string, params?: SqliteValue[]): Record<string, SqliteValue>[];
   exec(sql: string): void;

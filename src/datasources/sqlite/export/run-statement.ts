@@ -12,6 +12,7 @@ import type { SqliteConnection, SqliteValue } from '../engine/sqlite-connection.
 import { CsvChunkWriter } from '../../../worker/export/csv-chunk-writer.ts';
 import { MixedColumnError, planColumn, storageClassOf, valueWriter, type SqliteColumnPlan, type StorageClass } from '../sqlite-column-types.ts';
 import { sqliteFailureOf } from '../sqlite-errors.ts';
+import { sendRowsThroughFunction } from './function-rows.ts';
 import type { BoundValue, Frame, StatementFailure, StatementRequest } from './statement-protocol.ts';
 
 /** About this many bytes of CSV per frame: fewer, larger frames cost the pipe and both event loops less. */
@@ -79,6 +80,9 @@ async function stream(connection: SqliteConnection, request: StatementRequest, i
     const ahead = readAhead(iterate, declared, request.fetchLimit);
     const plans = columns.map((c, i) => planColumn(c.name, declared[i] ?? null, firstClass(ahead.rows, i)));
     await io.send({ kind: 'columns', columns: plans });
+    // Rows read ahead were stepped from here: the rest must be too.
+    const timing = { frameBytes: FRAME_BYTES, frameMs: FRAME_MS, clockEveryRows: CLOCK_EVERY_ROWS };
+    if (rows === null && (await sendRowsThroughFunction(connection, request, request.params.map(bind), plans, timing, io))) return;
     await sendRows(iterate(), ahead, plans, request.fetchLimit, io);
   } finally {
     // Ends the statement now, so its read lock on the file goes with it.

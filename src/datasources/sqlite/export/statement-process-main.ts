@@ -19,7 +19,11 @@ const queue: StatementRequest[] = [];
 let running = false;
 
 function write(frame: Frame): Promise<void> {
-  const flushed = process.stdout.write(encodeFrame(frame));
+  // One system call for a frame's pieces (a writev), none of them copied.
+  process.stdout.cork?.();
+  let flushed = true;
+  for (const piece of encodeFrame(frame)) flushed = process.stdout.write(piece);
+  process.stdout.uncork?.();
   return new Promise((resolve) => {
     // Backpressure: a reader that stops reading stops this process here; then a turn of the
     // event loop, so a stop line that arrived meanwhile is read before the next batch.

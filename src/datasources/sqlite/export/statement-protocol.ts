@@ -50,20 +50,25 @@ function frame(kind: number, payload: Uint8Array): Buffer {
   return Buffer.concat([header, payload]);
 }
 
-export function encodeFrame(f: Frame): Buffer {
+/**
+ * A frame as the pieces to write in order: a rows frame is its header and
+ * the records' own bytes, so a megabyte of records is never copied into a
+ * frame (the records are the writer's to give away: CsvChunkWriter.take).
+ */
+export function encodeFrame(f: Frame): Uint8Array[] {
+  if (f.kind !== 'rows') return [encodeControlFrame(f)];
+  const header = Buffer.allocUnsafe(HEADER_BYTES + ROWS_HEADER_BYTES);
+  header.writeUInt8(KIND_BYTES.rows, 0);
+  header.writeUInt32BE(ROWS_HEADER_BYTES + f.bytes.byteLength, 1);
+  header.writeUInt32BE(f.rows, HEADER_BYTES);
+  header.writeUInt32BE(Math.min(f.longestRow, 0xffffffff), HEADER_BYTES + 4);
+  return [header, f.bytes];
+}
+
+function encodeControlFrame(f: Exclude<Frame, { kind: 'rows' }>): Buffer {
   switch (f.kind) {
     case 'columns':
       return frame(KIND_BYTES.columns, Buffer.from(JSON.stringify(f.columns)));
-    case 'rows': {
-      // One copy of the records, into the frame: a rows frame is most of what crosses the pipe.
-      const whole = Buffer.allocUnsafe(HEADER_BYTES + ROWS_HEADER_BYTES + f.bytes.byteLength);
-      whole.writeUInt8(KIND_BYTES.rows, 0);
-      whole.writeUInt32BE(ROWS_HEADER_BYTES + f.bytes.byteLength, 1);
-      whole.writeUInt32BE(f.rows, HEADER_BYTES);
-      whole.writeUInt32BE(Math.min(f.longestRow, 0xffffffff), HEADER_BYTES + 4);
-      whole.set(f.bytes, HEADER_BYTES + ROWS_HEADER_BYTES);
-      return whole;
-    }
     case 'end':
       return frame(KIND_BYTES.end, Buffer.alloc(0));
     case 'started':
