@@ -6,8 +6,9 @@
  * folder is reachable by the engine, so a COPY or EXPORT into it must
  * never run). The statement runs in a read-only transaction; its columns
  * come from the prepared statement before any row, and its rows stream to
- * the core chunk by chunk, formatted as CSV by a private DuckDB when every
- * column's type allows (batch-formatter.ts).
+ * the core chunk by chunk: as DuckDB's own chunks when every column's type
+ * allows (table-source.ts), otherwise as CSV formatted value by value
+ * (chunk-source.ts).
  */
 import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
 import { SluiceError } from '../../../errors.ts';
@@ -15,8 +16,8 @@ import type { ConsumeRows } from '../../driver.ts';
 import type { ExportRequest, ExportResult } from '../../../worker/export-types.ts';
 import type { FolderEngine } from '../folder-engine.ts';
 import { planDuckColumns } from './column-types.ts';
-import { BatchFormatter } from './batch-formatter.ts';
 import { openChunkSource } from './chunk-source.ts';
+import { openTableSource } from './table-source.ts';
 
 export interface RunHooks {
   /** The statement is on the engine (the source has started) / is no longer. */
@@ -25,7 +26,6 @@ export interface RunHooks {
 
 export async function runExport(engine: FolderEngine, request: ExportRequest, consume: ConsumeRows, hooks: RunHooks): Promise<ExportResult> {
   const connection = await engine.connect();
-  let formatter: BatchFormatter | null = null;
   try {
     await connection.run('BEGIN TRANSACTION READ ONLY');
     const prepared = await prepareRead(connection, request.sql);
@@ -33,12 +33,10 @@ export async function runExport(engine: FolderEngine, request: ExportRequest, co
     const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i) }));
     if (columns.length === 0) throw new SluiceError('VALIDATION_ERROR', 'The statement returns no columns; select at least one column.');
     const rowLimit = request.materialize === 'never' ? request.previewRows + 1 : request.limits.maxRows + 1;
-    formatter = await BatchFormatter.open(columns.map((c) => c.type));
     const onEnd = hooks.started(request.sql);
-    return await consume(planDuckColumns(columns), openChunkSource({ connection, prepared, columns, formatter, rowLimit, onEnd }));
+    const chunks = openTableSource({ connection, prepared, types: columns.map((c) => c.type), rowLimit, onEnd });
+    return await consume(planDuckColumns(columns), chunks ?? openChunkSource({ connection, prepared, columns, rowLimit, onEnd }));
   } finally {
-    // The source closes it when its stream ends; this covers a stream that never started.
-    formatter?.close();
     connection.closeSync();
   }
 }

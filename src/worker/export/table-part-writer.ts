@@ -1,0 +1,175 @@
+/**
+ * The parts of an export whose rows arrive as DuckDB chunks
+ * (chunk-row-source.ts): the chunks are appended to a temporary table of
+ * the export's DuckDB, measured there in batches (the bytes of their CSV
+ * records, for the caps and the part size), and each part is written from
+ * the table straight to Parquet, with the same columns, types and row groups
+ * a CSV part converts to (duckdb-csv.ts). Rows appended but not yet
+ * measured are "pending"; only measured rows that were kept go into a part.
+ * The table's rowids count its rows in the order they were appended.
+ */
+import { rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { DuckDBAppender, DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
+import { quoteIdent, quoteLiteral, type PlannedColumn } from '../../columns/column-plan.ts';
+import { digestFile } from '../../runtime/digest-file.ts';
+import type { ParquetPart } from '../export-types.ts';
+import type { ChunkRowSource } from './chunk-row-source.ts';
+
+let nextTable = 0;
+
+export class TablePartWriter {
+  readonly #dir: string;
+  readonly #columns: PlannedColumn[];
+  readonly #duck: DuckDBConnection;
+  readonly #source: ChunkRowSource;
+  readonly #onPart: (part: ParquetPart) => void;
+  #table: string | null = null;
+  #appender: DuckDBAppender | null = null;
+  /** Rows in the table: the kept ones first, then the pending ones. */
+  #rows = 0;
+  /** Measured rows kept in the current part (rowids below this). */
+  #kept = 0;
+  #partBytes = 0;
+  #partIndex = 0;
+  #done: ParquetPart[] = [];
+
+  /** `onPart` hears of each part as soon as its file is final, in order. */
+  constructor(dir: string, columns: PlannedColumn[], duck: DuckDBConnection, source: ChunkRowSource, onPart: (part: ParquetPart) => void = () => undefined) {
+    this.#dir = dir;
+    this.#columns = columns;
+    this.#duck = duck;
+    this.#source = source;
+    this.#onPart = onPart;
+  }
+
+  /** CSV bytes of the rows kept in the current part. */
+  get currentBytes(): number {
+    return this.#partBytes;
+  }
+
+  /** Rows appended and not yet measured. */
+  get pendingRows(): number {
+    return this.#rows - this.#kept;
+  }
+
+  async append(chunk: DuckDBDataChunk): Promise<void> {
+    if (this.#table === null) await this.#create();
+    this.#appender ??= await this.#duck.createAppender(this.#table!, 'main', 'temp');
+    this.#appender.appendDataChunk(chunk);
+    this.#rows += chunk.rowCount;
+  }
+
+  /** The CSV bytes of the first `count` pending rows. */
+  async pendingBytes(count: number): Promise<number> {
+    const reader = await this.#duck.runAndReadAll(`SELECT CAST(coalesce(sum(len), 0) AS DOUBLE) FROM (${this.#pendingSql(count)})`);
+    return Number(reader.getRows()[0]![0]);
+  }
+
+  /** The CSV bytes of each of the first `count` pending rows, in order. */
+  async pendingLengths(count: number): Promise<number[]> {
+    const reader = await this.#duck.runAndReadAll(`SELECT CAST(len AS INTEGER) FROM (${this.#pendingSql(count)})`);
+    return reader.getColumnsJS()[0]?.map(Number) ?? [];
+  }
+
+  /** The first `count` pending rows, of `bytes` CSV bytes, join the current part. */
+  keep(count: number, bytes: number): void {
+    this.#kept += count;
+    this.#partBytes += bytes;
+  }
+
+  /** The pending rows are not kept (a cap cut them off). */
+  dropPending(): void {
+    this.#rows = this.#kept;
+  }
+
+  /** The rows kept in the current part so far, as the part will store them (the preview reads them). */
+  rowsSoFarSql(): string {
+    return this.#table === null ? this.#emptySql() : this.#storedSql(this.#table, this.#kept);
+  }
+
+  /** Writes the current part's kept rows to Parquet; pending rows move on to the next part's table. */
+  async seal(): Promise<void> {
+    if (this.#table === null || this.#kept === 0) return;
+    const table = this.#table;
+    const rows = this.#kept;
+    this.#closeAppender();
+    const pending = this.#rows - this.#kept;
+    this.#table = null;
+    this.#rows = 0;
+    this.#kept = 0;
+    this.#partBytes = 0;
+    try {
+      if (pending > 0) {
+        await this.#create();
+        await this.#duck.run(`INSERT INTO temp.main.${this.#table!} SELECT * FROM temp.main.${table} WHERE rowid >= ${rows}`);
+        this.#rows = pending;
+      }
+      this.#done.push(await this.#write(this.#storedSql(table, rows), rows));
+    } finally {
+      await this.#duck.run(`DROP TABLE IF EXISTS temp.main.${table}`);
+    }
+  }
+
+  /** Writes the last part; returns every part in order. */
+  async finish(): Promise<ParquetPart[]> {
+    this.dropPending();
+    await this.seal();
+    // An artifact of no rows still needs one file: readers find its schema there, and a read of no files fails.
+    if (this.#done.length === 0) this.#done.push(await this.#write(this.#emptySql(), 0));
+    await this.abandon();
+    return this.#done;
+  }
+
+  /** Drops the table; the caller removes the directory. */
+  async abandon(): Promise<void> {
+    this.#closeAppender();
+    const table = this.#table;
+    this.#table = null;
+    this.#rows = 0;
+    this.#kept = 0;
+    if (table !== null) await this.#duck.run(`DROP TABLE IF EXISTS temp.main.${table}`);
+  }
+
+  async #create(): Promise<void> {
+    const table = `sluice_part_rows_${nextTable++}`;
+    await this.#duck.run(`CREATE TEMP TABLE ${table} (${this.#source.tableColumns})`);
+    this.#table = table;
+  }
+
+  #closeAppender(): void {
+    const appender = this.#appender;
+    this.#appender = null;
+    appender?.closeSync();
+  }
+
+  #pendingSql(count: number): string {
+    // Measured rows must be in the table, not in the appender's buffer.
+    this.#appender?.flushSync();
+    return this.#source.csvBytesSql(`SELECT * FROM temp.main.${this.#table!} WHERE rowid >= ${this.#kept} AND rowid < ${this.#kept + count}`);
+  }
+
+  /** The table's first `rows` rows with the part's columns: each column's storage name and DuckDB type, as a CSV part reads them. */
+  #storedSql(table: string, rows: number): string {
+    const select = this.#columns.map((c, i) => `CAST(c${i} AS ${c.duckType}) AS ${quoteIdent(c.storageName)}`).join(', ');
+    return `SELECT ${select} FROM temp.main.${table} WHERE rowid < ${rows}`;
+  }
+
+  #emptySql(): string {
+    return `SELECT ${this.#columns.map((c) => `CAST(NULL AS ${c.duckType}) AS ${quoteIdent(c.storageName)}`).join(', ')} LIMIT 0`;
+  }
+
+  async #write(sql: string, rows: number): Promise<ParquetPart> {
+    const file = join(this.#dir, `part-${String(this.#partIndex++).padStart(5, '0')}.parquet`);
+    try {
+      await this.#duck.run(`COPY (${sql}) TO ${quoteLiteral(file)} (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 30000)`);
+    } catch (error) {
+      rmSync(file, { force: true });
+      throw error;
+    }
+    const { sha256, bytes } = await digestFile(file);
+    const part = { name: basename(file), rows, bytes, sha256 };
+    this.#onPart(part);
+    return part;
+  }
+}
