@@ -79,7 +79,7 @@ export class CapTracker {
    * through: all of them, or, when they would pass it, those that fit (the
    * byte cap then fires).
    */
-  fitLengths(lengths: readonly number[]): number {
+  fitLengths(lengths: ArrayLike<number>): number {
     let budget = this.#maxBytes - this.#kept.bytes;
     for (let i = 0; i < lengths.length; i++) {
       budget -= lengths[i]!;

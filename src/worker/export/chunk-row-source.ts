@@ -4,21 +4,20 @@
  * datasource). The core appends them to a table of its own DuckDB and
  * writes each part from that table, so no row is ever turned into text in
  * JavaScript (stream-table-to-parts.ts). The caps still count the bytes of
- * the PostgreSQL-COPY-style CSV the rows would take (row-source.ts): the
- * source says how to compute each record's length in SQL.
+ * the PostgreSQL-COPY-style CSV the rows would take (row-source.ts): each
+ * chunk carries, after the result's columns, one DOUBLE column with each
+ * row's record length, computed by the source's engine in SQL.
  */
 import type { DuckDBDataChunk } from '@duckdb/node-api';
 
 export interface ChunkRowSource extends AsyncIterable<DuckDBDataChunk> {
   readonly shape: 'duckdb-chunks';
-  /** The columns of a table that holds the chunks, `c0 <type>, c1 <type>, …`, in the result's order. */
-  readonly tableColumns: string;
   /**
-   * A statement yielding, for each row of `rowsSql` (columns c0, c1, … as
-   * in `tableColumns`) in its order, one column `len`: the bytes of the
-   * row's CSV record, its newline included.
+   * The columns of a table that holds the chunks, `c0 <type>, c1 <type>, …`,
+   * in the result's order; the chunks have one column more, last: the bytes
+   * of the row's CSV record, its newline included (DOUBLE, never NULL).
    */
-  csvBytesSql(rowsSql: string): string;
+  readonly tableColumns: string;
   /** Asks the engine to stop the statement; the iteration then ends with an error. */
   cancel(): void;
 }

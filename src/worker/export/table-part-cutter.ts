@@ -31,20 +31,14 @@ export class TablePartCutter implements Kept {
     return this.#bytes;
   }
 
-  /** Whether `bytes` more CSV bytes leave the current part below the part size: then they are kept without looking at each row. */
-  fitsInPart(bytes: number): boolean {
-    return this.#writer.currentBytes + bytes < this.#partBytes;
-  }
-
-  /** Keeps the first `count` pending rows, of `bytes` CSV bytes, all in the current part. */
-  keepWhole(count: number, bytes: number): void {
+  #keepInPart(count: number, bytes: number): void {
     this.#writer.keep(count, bytes);
     this.#rows += count;
     this.#bytes += bytes;
   }
 
   /** Keeps the pending rows of these CSV lengths, in order, sealing each part as it fills. */
-  async keep(lengths: readonly number[]): Promise<void> {
+  async keep(lengths: ArrayLike<number>): Promise<void> {
     let from = 0;
     while (from < lengths.length) {
       // The part may end only at or after this many records more.
@@ -57,7 +51,7 @@ export class TablePartCutter implements Kept {
         end++;
         full = this.#writer.currentBytes + bytes >= this.#partBytes && end - from >= atLeast;
       }
-      this.keepWhole(end - from, bytes);
+      this.#keepInPart(end - from, bytes);
       from = end;
       if (!full) return;
       if (!this.#preview.sent) await this.#preview.send(this.#rows, false);

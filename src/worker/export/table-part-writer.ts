@@ -1,12 +1,12 @@
 /**
  * The parts of an export whose rows arrive as DuckDB chunks
  * (chunk-row-source.ts): the chunks are appended to a temporary table of
- * the export's DuckDB, measured there in batches (the bytes of their CSV
- * records, for the caps and the part size), and each part is written from
- * the table straight to Parquet, with the same columns, types and row groups
- * a CSV part converts to (duckdb-csv.ts). Rows appended but not yet
- * measured are "pending"; only measured rows that were kept go into a part.
- * The table's rowids count its rows in the order they were appended.
+ * the export's DuckDB as they come, and each part is written from the table
+ * straight to Parquet, with the same columns, types and row groups a CSV
+ * part converts to (duckdb-csv.ts). Rows appended but not yet kept are
+ * "pending"; only kept rows go into a part, the others are dropped or move
+ * on to the next part's table. The table's rowids count its rows in the
+ * order they were appended.
  */
 import { rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -14,7 +14,6 @@ import type { DuckDBAppender, DuckDBConnection, DuckDBDataChunk } from '@duckdb/
 import { quoteIdent, quoteLiteral, type PlannedColumn } from '../../columns/column-plan.ts';
 import { digestFile } from '../../runtime/digest-file.ts';
 import type { ParquetPart } from '../export-types.ts';
-import type { ChunkRowSource } from './chunk-row-source.ts';
 
 let nextTable = 0;
 
@@ -22,24 +21,25 @@ export class TablePartWriter {
   readonly #dir: string;
   readonly #columns: PlannedColumn[];
   readonly #duck: DuckDBConnection;
-  readonly #source: ChunkRowSource;
+  /** The table's columns: the result's, then the CSV length the chunks carry. */
+  readonly #tableColumns: string;
   readonly #onPart: (part: ParquetPart) => void;
   #table: string | null = null;
   #appender: DuckDBAppender | null = null;
   /** Rows in the table: the kept ones first, then the pending ones. */
   #rows = 0;
-  /** Measured rows kept in the current part (rowids below this). */
+  /** Rows kept in the current part (rowids below this). */
   #kept = 0;
   #partBytes = 0;
   #partIndex = 0;
   #done: ParquetPart[] = [];
 
   /** `onPart` hears of each part as soon as its file is final, in order. */
-  constructor(dir: string, columns: PlannedColumn[], duck: DuckDBConnection, source: ChunkRowSource, onPart: (part: ParquetPart) => void = () => undefined) {
+  constructor(dir: string, columns: PlannedColumn[], duck: DuckDBConnection, tableColumns: string, onPart: (part: ParquetPart) => void = () => undefined) {
     this.#dir = dir;
     this.#columns = columns;
     this.#duck = duck;
-    this.#source = source;
+    this.#tableColumns = `${tableColumns}, sluice_csv_bytes DOUBLE`;
     this.#onPart = onPart;
   }
 
@@ -48,7 +48,7 @@ export class TablePartWriter {
     return this.#partBytes;
   }
 
-  /** Rows appended and not yet measured. */
+  /** Rows appended and not yet kept. */
   get pendingRows(): number {
     return this.#rows - this.#kept;
   }
@@ -58,18 +58,6 @@ export class TablePartWriter {
     this.#appender ??= await this.#duck.createAppender(this.#table!, 'main', 'temp');
     this.#appender.appendDataChunk(chunk);
     this.#rows += chunk.rowCount;
-  }
-
-  /** The CSV bytes of the first `count` pending rows. */
-  async pendingBytes(count: number): Promise<number> {
-    const reader = await this.#duck.runAndReadAll(`SELECT CAST(coalesce(sum(len), 0) AS DOUBLE) FROM (${this.#pendingSql(count)})`);
-    return Number(reader.getRows()[0]![0]);
-  }
-
-  /** The CSV bytes of each of the first `count` pending rows, in order. */
-  async pendingLengths(count: number): Promise<number[]> {
-    const reader = await this.#duck.runAndReadAll(`SELECT CAST(len AS INTEGER) FROM (${this.#pendingSql(count)})`);
-    return reader.getColumnsJS()[0]?.map(Number) ?? [];
   }
 
   /** The first `count` pending rows, of `bytes` CSV bytes, join the current part. */
@@ -85,6 +73,8 @@ export class TablePartWriter {
 
   /** The rows kept in the current part so far, as the part will store them (the preview reads them). */
   rowsSoFarSql(): string {
+    // What is read must be in the table, not in the appender's buffer.
+    this.#appender?.flushSync();
     return this.#table === null ? this.#emptySql() : this.#storedSql(this.#table, this.#kept);
   }
 
@@ -133,7 +123,7 @@ export class TablePartWriter {
 
   async #create(): Promise<void> {
     const table = `sluice_part_rows_${nextTable++}`;
-    await this.#duck.run(`CREATE TEMP TABLE ${table} (${this.#source.tableColumns})`);
+    await this.#duck.run(`CREATE TEMP TABLE ${table} (${this.#tableColumns})`);
     this.#table = table;
   }
 
@@ -141,12 +131,6 @@ export class TablePartWriter {
     const appender = this.#appender;
     this.#appender = null;
     appender?.closeSync();
-  }
-
-  #pendingSql(count: number): string {
-    // Measured rows must be in the table, not in the appender's buffer.
-    this.#appender?.flushSync();
-    return this.#source.csvBytesSql(`SELECT * FROM temp.main.${this.#table!} WHERE rowid >= ${this.#kept} AND rowid < ${this.#kept + count}`);
   }
 
   /** The table's first `rows` rows with the part's columns: each column's storage name and DuckDB type, as a CSV part reads them. */

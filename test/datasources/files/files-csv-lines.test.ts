@@ -6,13 +6,13 @@
  * either side switches between plain and exponent notation, -0, NaN and
  * the infinities, BC and infinite dates and timestamps, years past 9999,
  * and text that must be quoted. The byte cap of the export counts these
- * bytes, computed in SQL (table-source.ts): each record's length is checked
+ * bytes, computed in SQL (csv-length-sql.ts): each record's length is checked
  * against the JavaScript record's bytes too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { csvLinesSql } from '../../../src/datasources/files/export/csv-line-sql.ts';
-import { openTableSource } from '../../../src/datasources/files/export/table-source.ts';
+import { withCsvLengthSql } from '../../../src/datasources/files/export/csv-length-sql.ts';
 import { valueText } from '../../../src/datasources/files/export/value-text.ts';
 import { csvRecord } from '../../../src/worker/export/csv-record.ts';
 
@@ -45,8 +45,10 @@ async function bothWays(sql: string): Promise<{ js: string[]; duck: string[]; ty
   const lines = csvLinesSql(sql, types);
   expect(lines).not.toBeNull();
   const duck = (await connection.runAndReadAll(lines!)).getRows().map((row) => String(row[0]));
-  const source = openTableSource({ connection, prepared, types, rowLimit: 0, onEnd: () => undefined })!;
-  const lengths = (await connection.runAndReadAll(source.csvBytesSql(sql))).getRows().map((row) => Number(row[0]));
+  const measured = (await connection.runAndReadAll(withCsvLengthSql(sql, types)!)).getRows();
+  const lengths = measured.map((row) => Number(row[types.length]));
+  // The statement's own values come first, unchanged.
+  expect(measured.map((row) => row.slice(0, types.length).map(String))).toEqual(rows.map((row) => row.map(String)));
   expect(lengths).toEqual(js.map((line) => Buffer.byteLength(line) + 1));
   return { js, duck, types };
 }

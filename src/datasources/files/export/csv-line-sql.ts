@@ -71,10 +71,14 @@ function calendarSql(c: string, s: string, time: string, zone: string, type: 'DA
 }
 
 /** Quoted as PostgreSQL's COPY quotes: when empty, holding a delimiter, quote or line break, or `\.` alone on its line. */
-function textSql(c: string, single: boolean): string {
+export function textNeedsQuotesSql(c: string, single: boolean): string {
   const needsQuotes = [`${c} = ''`, `contains(${c}, '"')`, `contains(${c}, ',')`, `contains(${c}, chr(10))`, `contains(${c}, chr(13))`];
   if (single) needsQuotes.push(`${c} = '\\.'`);
-  return `CASE WHEN ${needsQuotes.join(' OR ')} THEN '"' || replace(${c}, '"', '""') || '"' ELSE ${c} END`;
+  return needsQuotes.join(' OR ');
+}
+
+function textSql(c: string, single: boolean): string {
+  return `CASE WHEN ${textNeedsQuotesSql(c, single)} THEN '"' || replace(${c}, '"', '""') || '"' ELSE ${c} END`;
 }
 
 /**
@@ -83,14 +87,14 @@ function textSql(c: string, single: boolean): string {
  * own text of `c`, computed once in an inner projection: DuckDB evaluates
  * an expression again each time a CASE names it).
  */
-interface ColumnText {
+export interface ColumnText {
   inner?: (c: string) => string;
   text?: boolean;
   value: (c: string, s: string) => string;
 }
 
 /** How a column of `type` becomes text; null when this type stays with JavaScript. */
-function columnText(type: DuckDBType, single: boolean): ColumnText | null {
+export function columnText(type: DuckDBType, single: boolean): ColumnText | null {
   if (AS_CAST.has(type.typeId)) return { value: (c) => `CAST(${c} AS VARCHAR)` };
   switch (type.typeId) {
     case DuckDBTypeId.BOOLEAN:

@@ -10,7 +10,7 @@
  * allows (table-source.ts), otherwise as CSV formatted value by value
  * (chunk-source.ts).
  */
-import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
+import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { SluiceError } from '../../../errors.ts';
 import type { ConsumeRows } from '../../driver.ts';
 import type { ExportRequest, ExportResult } from '../../../worker/export-types.ts';
@@ -18,6 +18,7 @@ import type { FolderEngine } from '../folder-engine.ts';
 import { planDuckColumns } from './column-types.ts';
 import { openChunkSource } from './chunk-source.ts';
 import { openTableSource } from './table-source.ts';
+import { withCsvLengthSql } from './csv-length-sql.ts';
 
 export interface RunHooks {
   /** The statement is on the engine (the source has started) / is no longer. */
@@ -33,9 +34,13 @@ export async function runExport(engine: FolderEngine, request: ExportRequest, co
     const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i) }));
     if (columns.length === 0) throw new SluiceError('VALIDATION_ERROR', 'The statement returns no columns; select at least one column.');
     const rowLimit = request.materialize === 'never' ? request.previewRows + 1 : request.limits.maxRows + 1;
+    const types = columns.map((c) => c.type);
+    const measured = await prepareMeasured(connection, request.sql, types);
     const onEnd = hooks.started(request.sql);
-    const chunks = openTableSource({ connection, prepared, types: columns.map((c) => c.type), rowLimit, onEnd });
-    return await consume(planDuckColumns(columns), chunks ?? openChunkSource({ connection, prepared, columns, rowLimit, onEnd }));
+    if (measured === null) return await consume(planDuckColumns(columns), openChunkSource({ connection, prepared, columns, rowLimit, onEnd }));
+    prepared.destroySync();
+    bindParams(measured, request.params);
+    return await consume(planDuckColumns(columns), openTableSource({ connection, prepared: measured, types, rowLimit, onEnd }));
   } finally {
     connection.closeSync();
   }
@@ -53,6 +58,29 @@ async function prepareRead(connection: DuckDBConnection, sql: string): Promise<D
     throw new SluiceError('READ_ONLY_VIOLATION', 'Only SELECT statements run on a files datasource; the engine refused this one before it ran.');
   }
   return prepared;
+}
+
+/**
+ * The statement with each row's CSV length added (csv-length-sql.ts), held
+ * to what the statement itself passed: one SELECT. Null when a column's type
+ * has no CSV text in SQL, or when the statement does not read the same once
+ * wrapped (a trailing semicolon, say); the rows are then formatted in
+ * JavaScript.
+ */
+async function prepareMeasured(connection: DuckDBConnection, sql: string, types: DuckDBType[]): Promise<DuckDBPreparedStatement | null> {
+  const measured = withCsvLengthSql(sql, types);
+  if (measured === null) return null;
+  let prepared: DuckDBPreparedStatement;
+  try {
+    const extracted = await connection.extractStatements(measured);
+    if (extracted.count !== 1) return null;
+    prepared = await extracted.prepare(0);
+  } catch {
+    return null;
+  }
+  if (prepared.statementType === StatementType.SELECT && prepared.columnCount === types.length + 1) return prepared;
+  prepared.destroySync();
+  return null;
 }
 
 function bindParams(prepared: DuckDBPreparedStatement, params: unknown[]): void {
