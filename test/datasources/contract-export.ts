@@ -52,6 +52,11 @@ export class ContractExports {
     await this.#duck.run("SET TimeZone = 'UTC'");
   }
 
+  /** The DuckDB the parts are written with, as a query worker's export DuckDB. */
+  get duck(): DuckDBConnection {
+    return this.#duck!;
+  }
+
   close(): void {
     this.#duck?.closeSync();
     this.#instance?.closeSync();

@@ -59,13 +59,17 @@ export async function streamTableToParts(
 async function takeChunk({ writer, cutter, caps, stops, preview }: Pieces, chunk: DuckDBDataChunk, columnCount: number, hooks: ExportHooks): Promise<void> {
   const passed = caps.beforeChunk();
   if (passed !== null) return stops.end(passed);
-  const count = Math.min(chunk.rowCount, caps.rowsLeft);
+  const arrived = chunk.rowCount;
+  const count = Math.min(arrived, caps.rowsLeft);
   const lengths = csvLengths(chunk, columnCount, count);
   await writer.append(chunk);
+  // The chunk's memory is native and freed only when the garbage collector, which does not see its size, gets to
+  // it: measured, 1M rows held ~100 MB of spent chunks. The appender copied its rows; its text goes now.
+  chunk.reset();
   await cutter.keep(lengths.subarray(0, caps.fitLengths(lengths)));
   writer.dropPending();
   hooks.onProgress(cutter.rows, cutter.bytes);
-  const ended = caps.afterChunk(count < chunk.rowCount);
+  const ended = caps.afterChunk(count < arrived);
   if (ended !== null) return stops.end(ended);
   if (!preview.sent && cutter.rows > preview.firstRows) await preview.send(cutter.rows, false);
 }
