@@ -166,6 +166,26 @@ describe('a files export of SQL-formatted types', () => {
     expect(readdirSync(req.stagingDir).sort()).toEqual(parts.map((p) => p.name).sort());
   });
 
+  it('fails only the artifact when the disk fills while a part is written, and leaves no partial file', async (context) => {
+    const { execFileSync } = await import('node:child_process');
+    const req = request();
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', req.stagingDir], { stdio: 'ignore' });
+    } catch {
+      context.skip('mounting a small tmpfs needs root (CI runs as root)');
+      return;
+    }
+    try {
+      const previews: PreviewData[] = [];
+      const result = await under.exports.export(under.url, req, (columns, source) => streamToParts(source, exports.duck, req, columns, hooks(previews)));
+      expect(result).toMatchObject({ rows: ROWS, parts: null, storageFailure: expect.stringContaining('disk space') });
+      expect(previews[0]!.rows).toHaveLength(5);
+      expect(readdirSync(req.stagingDir)).toEqual([]);
+    } finally {
+      execFileSync('umount', [req.stagingDir]);
+    }
+  });
+
   it('writes the Parquet columns, types and values the CSV path writes for the same rows', async () => {
     const direct = request();
     const previews: PreviewData[] = [];
