@@ -51,7 +51,7 @@ export function openTableSource(options: TableSourceOptions): ChunkRowSource {
 }
 
 /** Chunks fetched ahead of the consumer: the engine reads on while the core writes, on the machine's other core. */
-const READ_AHEAD = 16;
+const READ_AHEAD = 48;
 /** DuckDB's vector size: the most rows a result chunk holds. */
 const CHUNK_ROWS = 2048;
 
