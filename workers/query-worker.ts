@@ -22,6 +22,8 @@ const stoppers = new Map<number, (reason: 'cancel') => void>();
 /** Cancels that arrived before the export could be stopped (while it was still connecting). */
 const cancelledEarly = new Set<number>();
 let duckdb: Promise<DuckDBConnection> | null = null;
+/** A second connection of the same DuckDB, where an export's parts are written while its rows still arrive. */
+let copier: DuckDBConnection | null = null;
 
 const PROGRESS_EVERY_MS = 200;
 
@@ -43,6 +45,8 @@ function duck(): Promise<DuckDBConnection> {
     });
     const connection = await instance.connect();
     await connection.run("SET TimeZone = 'UTC'");
+    copier = await instance.connect();
+    await copier.run("SET TimeZone = 'UTC'");
     return connection;
   })();
   return duckdb;
@@ -63,7 +67,7 @@ async function runExportTask(task: ExportTask, hooks: ExportHooks): Promise<Expo
   const duckdb = await duck();
   mkdirSync(task.request.stagingDir, { recursive: true });
   try {
-    return await driver.export(task.datasource.url, task.request, (columns, source) => streamToParts(source, duckdb, task.request, columns, hooks));
+    return await driver.export(task.datasource.url, task.request, (columns, source) => streamToParts(source, duckdb, task.request, columns, hooks, copier ?? duckdb));
   } catch (error) {
     throw driver.mapError(error) ?? error;
   }

@@ -33,8 +33,10 @@ export async function streamToParts(
   request: ExportRequest,
   columns: PlannedColumn[],
   hooks: ExportHooks,
+  /** A second connection of `duck`'s DuckDB, where a source of DuckDB chunks has its parts written while it goes on. */
+  copier: DuckDBConnection = duck,
 ): Promise<ExportResult> {
-  if (isChunkRowSource(source)) return streamTableToParts(source, duck, request, columns, hooks, PART_BYTES);
+  if (isChunkRowSource(source)) return streamTableToParts(source, duck, request, columns, hooks, PART_BYTES, copier);
   const writer = new PartWriter(request.stagingDir, columns, duck, (part) => hooks.onPart(part));
   const preview = new ExportPreview(duck, columns, request.previewRows, { bytes: request.previewBytes, cellChars: request.previewCellChars }, writer, (data) => hooks.onPreview(data));
   const cutter = new PartCutter(writer, PART_BYTES, preview);

@@ -7,6 +7,13 @@
  * "pending"; only kept rows go into a part, the others are dropped or move
  * on to the next part's table. The table's rowids count its rows in the
  * order they were appended.
+ *
+ * Given a second connection of the same DuckDB (`copier`), a sealed part is
+ * written to Parquet there while the next part's rows are appended on the
+ * first: one connection runs one statement at a time, and writing a part
+ * was a third of the export's time. At most `maxPendingWrites` parts wait
+ * to be written, so a slow disk slows the stream instead of holding every
+ * part in memory. Parts are written, and announced, in order.
  */
 import { rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -33,9 +40,23 @@ export class TablePartWriter {
   #partBytes = 0;
   #partIndex = 0;
   #done: ParquetPart[] = [];
+  readonly #copier: DuckDBConnection;
+  readonly #maxPendingWrites: number;
+  #pending: Promise<ParquetPart>[] = [];
+  #lastWrite: Promise<unknown> = Promise.resolve();
 
   /** `onPart` hears of each part as soon as its file is final, in order. */
-  constructor(dir: string, columns: PlannedColumn[], duck: DuckDBConnection, tableColumns: string, onPart: (part: ParquetPart) => void = () => undefined) {
+  constructor(
+    dir: string,
+    columns: PlannedColumn[],
+    duck: DuckDBConnection,
+    tableColumns: string,
+    onPart: (part: ParquetPart) => void = () => undefined,
+    copier: DuckDBConnection = duck,
+    maxPendingWrites = 1,
+  ) {
+    this.#copier = copier;
+    this.#maxPendingWrites = copier === duck ? 0 : maxPendingWrites;
     this.#dir = dir;
     this.#columns = columns;
     this.#duck = duck;
@@ -55,7 +76,7 @@ export class TablePartWriter {
 
   async append(chunk: DuckDBDataChunk): Promise<void> {
     if (this.#table === null) await this.#create();
-    this.#appender ??= await this.#duck.createAppender(this.#table!, 'main', 'temp');
+    this.#appender ??= await this.#duck.createAppender(this.#table!.split('.')[2]!, 'main', 'memory');
     this.#appender.appendDataChunk(chunk);
     this.#rows += chunk.rowCount;
   }
@@ -92,38 +113,62 @@ export class TablePartWriter {
     try {
       if (pending > 0) {
         await this.#create();
-        await this.#duck.run(`INSERT INTO temp.main.${this.#table!} SELECT * FROM temp.main.${table} WHERE rowid >= ${rows}`);
+        await this.#duck.run(`INSERT INTO ${this.#table!} SELECT * FROM ${table} WHERE rowid >= ${rows}`);
         this.#rows = pending;
       }
-      this.#done.push(await this.#write(this.#storedSql(table, rows), rows));
-    } finally {
-      await this.#duck.run(`DROP TABLE IF EXISTS temp.main.${table}`);
+    } catch (error) {
+      await this.#duck.run(`DROP TABLE IF EXISTS ${table}`);
+      throw error;
     }
+    const file = this.#nextFile();
+    const write = async () => {
+      try {
+        return await this.#write(file, this.#storedSql(table, rows), rows);
+      } finally {
+        await this.#copier.run(`DROP TABLE IF EXISTS ${table}`);
+      }
+    };
+    const written = this.#lastWrite.then(write, write);
+    this.#lastWrite = written.catch(() => undefined);
+    // Observed by #settleOldest; this keeps an early failure from being "unhandled".
+    written.catch(() => undefined);
+    this.#pending.push(written);
+    while (this.#pending.length > this.#maxPendingWrites) await this.#settleOldest();
+  }
+
+  async #settleOldest(): Promise<void> {
+    const part = await this.#pending[0]!;
+    this.#pending.shift();
+    this.#done.push(part);
   }
 
   /** Writes the last part; returns every part in order. */
   async finish(): Promise<ParquetPart[]> {
     this.dropPending();
     await this.seal();
+    while (this.#pending.length > 0) await this.#settleOldest();
     // An artifact of no rows still needs one file: readers find its schema there, and a read of no files fails.
-    if (this.#done.length === 0) this.#done.push(await this.#write(this.#emptySql(), 0));
+    if (this.#done.length === 0) this.#done.push(await this.#write(this.#nextFile(), this.#emptySql(), 0));
     await this.abandon();
     return this.#done;
   }
 
-  /** Drops the table; the caller removes the directory. */
+  /** Waits for the parts being written and drops the table; the caller removes the directory. */
   async abandon(): Promise<void> {
     this.#closeAppender();
+    await Promise.allSettled(this.#pending);
+    this.#pending = [];
     const table = this.#table;
     this.#table = null;
     this.#rows = 0;
     this.#kept = 0;
-    if (table !== null) await this.#duck.run(`DROP TABLE IF EXISTS temp.main.${table}`);
+    if (table !== null) await this.#duck.run(`DROP TABLE IF EXISTS ${table}`);
   }
 
   async #create(): Promise<void> {
-    const table = `sluice_part_rows_${nextTable++}`;
-    await this.#duck.run(`CREATE TEMP TABLE ${table} (${this.#tableColumns})`);
+    // In the database, not temporary: the copier's connection reads it.
+    const table = `memory.main.sluice_part_rows_${nextTable++}`;
+    await this.#duck.run(`CREATE TABLE ${table} (${this.#tableColumns})`);
     this.#table = table;
   }
 
@@ -136,17 +181,20 @@ export class TablePartWriter {
   /** The table's first `rows` rows with the part's columns: each column's storage name and DuckDB type, as a CSV part reads them. */
   #storedSql(table: string, rows: number): string {
     const select = this.#columns.map((c, i) => `CAST(c${i} AS ${c.duckType}) AS ${quoteIdent(c.storageName)}`).join(', ');
-    return `SELECT ${select} FROM temp.main.${table} WHERE rowid < ${rows}`;
+    return `SELECT ${select} FROM ${table} WHERE rowid < ${rows}`;
   }
 
   #emptySql(): string {
     return `SELECT ${this.#columns.map((c) => `CAST(NULL AS ${c.duckType}) AS ${quoteIdent(c.storageName)}`).join(', ')} LIMIT 0`;
   }
 
-  async #write(sql: string, rows: number): Promise<ParquetPart> {
-    const file = join(this.#dir, `part-${String(this.#partIndex++).padStart(5, '0')}.parquet`);
+  #nextFile(): string {
+    return join(this.#dir, `part-${String(this.#partIndex++).padStart(5, '0')}.parquet`);
+  }
+
+  async #write(file: string, sql: string, rows: number): Promise<ParquetPart> {
     try {
-      await this.#duck.run(`COPY (${sql}) TO ${quoteLiteral(file)} (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 30000)`);
+      await this.#copier.run(`COPY (${sql}) TO ${quoteLiteral(file)} (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 30000)`);
     } catch (error) {
       rmSync(file, { force: true });
       throw error;

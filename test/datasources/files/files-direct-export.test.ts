@@ -147,7 +147,7 @@ describe('a files export of SQL-formatted types', () => {
     const partBytes = 40_000;
     const req = request();
     const result = await under.exports.export(under.url, req, (columns, source) =>
-      streamTableToParts(source as ChunkRowSource, exports.duck, req, columns, hooks(), partBytes),
+      streamTableToParts(source as ChunkRowSource, exports.duck, req, columns, hooks(), partBytes, exports.copier),
     );
     const parts = result.parts!;
     expect(parts.length).toBeGreaterThan(5);
