@@ -21,6 +21,7 @@ import type { DuckDBAppender, DuckDBConnection, DuckDBDataChunk } from '@duckdb/
 import { quoteIdent, quoteLiteral, type PlannedColumn } from '../../columns/column-plan.ts';
 import { digestFile } from '../../runtime/digest-file.ts';
 import type { ParquetPart } from '../export-types.ts';
+import { releaseSpentChunks } from './release-chunks.ts';
 
 let nextTable = 0;
 
@@ -120,6 +121,7 @@ export class TablePartWriter {
       await this.#duck.run(`DROP TABLE IF EXISTS ${table}`);
       throw error;
     }
+    releaseSpentChunks();
     const file = this.#nextFile();
     const write = async () => {
       try {
