@@ -186,6 +186,21 @@ describe('a files export of SQL-formatted types', () => {
     }
   });
 
+  it('gives the preview the CSV path gives, its cell and byte bounds included', async () => {
+    const previews: PreviewData[] = [];
+    const bounded = (): ExportRequest => ({ ...request(), previewRows: 40, previewBytes: 1500, previewCellChars: 4 });
+    const direct = bounded();
+    await under.exports.export(under.url, direct, (columns, source) => streamToParts(source, exports.duck, direct, columns, hooks(previews), exports.copier));
+    const csv = bounded();
+    const prepared = await plain.connection.prepare(SQL);
+    const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i) }));
+    const source = openChunkSource({ connection: plain.connection, prepared, columns, rowLimit: ROWS + 1, onEnd: () => undefined });
+    await streamToParts(source, exports.duck, csv, planDuckColumns(columns), hooks(previews));
+    expect(previews[0]!.bounded).toBe(true);
+    expect(previews[0]!.cutCells.length).toBeGreaterThan(0);
+    expect(previews[0]).toEqual(previews[1]);
+  });
+
   it('writes the Parquet columns, types and values the CSV path writes for the same rows', async () => {
     const direct = request();
     const previews: PreviewData[] = [];
