@@ -1,16 +1,17 @@
 /**
- * The export's CSV records written by DuckDB itself: one SQL expression
- * per row that yields the record value-text.ts and csvRecord would write in
- * JavaScript, byte for byte, so the engine's own vectorized code formats
- * the values and JavaScript only joins lines. Measured on 1M rows × 6
- * columns, turning each value into a JavaScript object and back into text
- * took most of the export's time.
+ * The export's CSV records spelled out in DuckDB's SQL: one expression per
+ * row that yields the record value-text.ts and csvRecord would write in
+ * JavaScript, byte for byte. The export no longer writes these records: its
+ * rows go to Parquet as DuckDB chunks, and the byte cap counts each
+ * record's length, which csv-length-sql.ts computes from these expressions
+ * (from the value alone where it can). The whole record (csvLinesSql) is
+ * what the tests compare with JavaScript's, value by value
+ * (test/datasources/files/files-csv-lines.test.ts).
  *
- * Only the types whose text is spelled out here take this path (integers,
+ * Only the types whose text is spelled out here take that path (integers,
  * BOOLEAN, DOUBLE, DECIMAL, VARCHAR, DATE, TIMESTAMP and TIMESTAMPTZ); a
  * result with any other column (FLOAT, BLOB, TIME, nested values...) is
- * formatted in JavaScript as before. The equivalence of both paths is
- * tested value by value (test/datasources/files/files-csv-lines.test.ts).
+ * formatted in JavaScript as before.
  */
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
 
