@@ -8,16 +8,13 @@
  * hooks that the server users run does not have.
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildServer } from '../../scripts/build.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// One build directory per checkout: two checkouts that share one node_modules (a linked work tree)
-// must never run each other's code. BENCH_BUILD_DIR still names another.
-const CHECKOUT = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
-const BUILD_DIR = process.env.BENCH_BUILD_DIR ?? join(ROOT, 'node_modules', '.cache', `sluice-bench-build-${CHECKOUT}`);
+// BENCH_BUILD_DIR keeps two checkouts that share one node_modules from building over each other.
+const BUILD_DIR = process.env.BENCH_BUILD_DIR ?? join(ROOT, 'node_modules', '.cache', 'sluice-bench-build');
 let built: Promise<string> | null = null;
 
 /** The compiled twin of a source file under src/, workers/ or bench/ (built once per run). */
