@@ -22,6 +22,8 @@ const stoppers = new Map<number, (reason: 'cancel') => void>();
 /** Cancels that arrived before the export could be stopped (while it was still connecting). */
 const cancelledEarly = new Set<number>();
 let duckdb: Promise<DuckDBConnection> | null = null;
+/** A second connection of the same DuckDB, where an export's parts are written while its rows still arrive. */
+let copier: DuckDBConnection | null = null;
 /** The single-threaded DuckDB of small reads, opened on the first one (ReadTask.small). */
 let smallDuckdb: Promise<DuckDBConnection> | null = null;
 
@@ -37,15 +39,23 @@ function log(line: string, cause?: unknown): void {
   send(text === undefined ? { type: 'log', line } : { type: 'log', line, cause: text });
 }
 
-async function openDuck(threads: number, memoryLimit: string): Promise<DuckDBConnection> {
-  const instance = await DuckDBInstance.create(':memory:', { threads: String(threads), memory_limit: memoryLimit });
+function openDuck(threads: number, memoryLimit: string): Promise<DuckDBInstance> {
+  return DuckDBInstance.create(':memory:', { threads: String(threads), memory_limit: memoryLimit });
+}
+
+async function utcConnection(instance: DuckDBInstance): Promise<DuckDBConnection> {
   const connection = await instance.connect();
   await connection.run("SET TimeZone = 'UTC'");
   return connection;
 }
 
 function duck(): Promise<DuckDBConnection> {
-  duckdb ??= openDuck(settings.duckdbThreads, settings.duckdbMemoryLimit);
+  duckdb ??= (async () => {
+    const instance = await openDuck(settings.duckdbThreads, settings.duckdbMemoryLimit);
+    const connection = await utcConnection(instance);
+    copier = await utcConnection(instance);
+    return connection;
+  })();
   return duckdb;
 }
 
@@ -58,7 +68,7 @@ function duck(): Promise<DuckDBConnection> {
  */
 function smallDuck(): Promise<DuckDBConnection> {
   if (settings.duckdbThreads <= 1) return duck();
-  smallDuckdb ??= openDuck(1, settings.duckdbMemoryLimit);
+  smallDuckdb ??= openDuck(1, settings.duckdbMemoryLimit).then(utcConnection);
   return smallDuckdb;
 }
 
@@ -77,7 +87,7 @@ async function runExportTask(task: ExportTask, hooks: ExportHooks): Promise<Expo
   const duckdb = await duck();
   mkdirSync(task.request.stagingDir, { recursive: true });
   try {
-    return await driver.export(task.datasource.url, task.request, (columns, source) => streamToParts(source, duckdb, task.request, columns, hooks));
+    return await driver.export(task.datasource.url, task.request, (columns, source) => streamToParts(source, duckdb, task.request, columns, hooks, copier ?? duckdb));
   } catch (error) {
     throw driver.mapError(error) ?? error;
   }

@@ -22,6 +22,7 @@ import type { SluiceError } from '../errors.ts';
 import type { PlannedColumn } from '../columns/column-plan.ts';
 import type { ExportRequest, ExportResult, StatementKind } from '../worker/export-types.ts';
 import type { RowSource } from '../worker/export/row-source.ts';
+import type { ChunkRowSource } from '../worker/export/chunk-row-source.ts';
 import type { DatasourceKind, DialectName, SqlBlockKind, TableKind } from '../vocabulary.ts';
 
 /** The kinds and dialect names live in vocabulary.ts (the API's enums); kinds are listed there as their drivers land. */
@@ -153,7 +154,7 @@ export interface DatasourceDriver {
 }
 
 /** The statement an export runs, what it hands over, and how its rows reach the core. */
-export type ConsumeRows = (columns: PlannedColumn[], source: RowSource) => Promise<ExportResult>;
+export type ConsumeRows = (columns: PlannedColumn[], source: RowSource | ChunkRowSource) => Promise<ExportResult>;
 
 /** One kind's export half, inside a query worker thread: one per worker, serving every datasource of its kind. */
 export interface ExportDriver {

@@ -43,6 +43,7 @@ export class ContractExports {
   readonly #work = mkdtempSync(join(tmpdir(), 'sluice-driver-contract-'));
   #instance: DuckDBInstance | null = null;
   #duck: DuckDBConnection | null = null;
+  #copier: DuckDBConnection | null = null;
   #runs = 0;
 
   /** The reading DuckDB runs in UTC, as a query worker's does: timestamptz values are encoded in UTC. */
@@ -50,9 +51,23 @@ export class ContractExports {
     this.#instance = await DuckDBInstance.create(':memory:', { threads: '1' });
     this.#duck = await this.#instance.connect();
     await this.#duck.run("SET TimeZone = 'UTC'");
+    // As a query worker has it: a second connection where parts fed by DuckDB chunks are written.
+    this.#copier = await this.#instance.connect();
+    await this.#copier.run("SET TimeZone = 'UTC'");
+  }
+
+  /** The DuckDB the parts are written with, as a query worker's export DuckDB. */
+  get duck(): DuckDBConnection {
+    return this.#duck!;
+  }
+
+  /** The second connection of the same DuckDB. */
+  get copier(): DuckDBConnection {
+    return this.#copier!;
   }
 
   close(): void {
+    this.#copier?.closeSync();
     this.#duck?.closeSync();
     this.#instance?.closeSync();
     rmSync(this.#work, { recursive: true, force: true });
@@ -89,7 +104,7 @@ export class ContractExports {
     };
     let result: ExportResult;
     try {
-      result = await under.exports.export(under.url, request, (columns, source) => streamToParts(source, duck, request, columns, hooks));
+      result = await under.exports.export(under.url, request, (columns, source) => streamToParts(source, duck, request, columns, hooks, this.#copier!));
     } catch (error) {
       throw under.exports.mapError(error) ?? error;
     }

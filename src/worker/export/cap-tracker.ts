@@ -75,6 +75,23 @@ export class CapTracker {
   }
 
   /**
+   * How many of records of these CSV lengths, in order, the byte cap lets
+   * through: all of them, or, when they would pass it, those that fit (the
+   * byte cap then fires).
+   */
+  fitLengths(lengths: ArrayLike<number>): number {
+    let budget = this.#maxBytes - this.#kept.bytes;
+    for (let i = 0; i < lengths.length; i++) {
+      budget -= lengths[i]!;
+      if (budget < 0) {
+        this.#cappedBy = 'maxBytes';
+        return i;
+      }
+    }
+    return lengths.length;
+  }
+
+  /**
    * A chunk's records were kept: whether the stream must end. A row limit
    * reached inside the chunk (`stoppedInside`: the scan stopped before its
    * end) fires the row cap now; one reached at its very end fires only if

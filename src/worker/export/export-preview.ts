@@ -8,9 +8,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { PlannedColumn } from '../../columns/column-plan.ts';
 import type { CutCell, PreviewData } from '../export-types.ts';
-import { readCsvSql, type PartShape } from './duckdb-csv.ts';
-import type { PartWriter } from './part-writer.ts';
 import { boundedPreviewSql, type PreviewBounds } from './preview-bounds-sql.ts';
+
+/** The part being written, as the preview reads it: a statement over its rows so far, with the part's columns. */
+export interface PartSoFar {
+  rowsSoFarSql(): string;
+}
 
 /** What the preview showed, for the export's result. */
 export interface PreviewShown {
@@ -23,12 +26,12 @@ export class ExportPreview {
   readonly firstRows: number;
   readonly #duck: DuckDBConnection;
   readonly #columns: PlannedColumn[];
-  readonly #writer: PartWriter;
+  readonly #writer: PartSoFar;
   readonly #bounds: PreviewBounds;
   readonly #onPreview: (preview: PreviewData) => void;
   #shown: PreviewShown | null = null;
 
-  constructor(duck: DuckDBConnection, columns: PlannedColumn[], firstRows: number, bounds: PreviewBounds, writer: PartWriter, onPreview: (preview: PreviewData) => void) {
+  constructor(duck: DuckDBConnection, columns: PlannedColumn[], firstRows: number, bounds: PreviewBounds, writer: PartSoFar, onPreview: (preview: PreviewData) => void) {
     this.firstRows = firstRows;
     this.#duck = duck;
     this.#columns = columns;
@@ -58,12 +61,11 @@ export class ExportPreview {
   }
 
   async #read(wanted: number, columns: { name: string; type: string }[]): Promise<{ rows: unknown[][]; cutCells: CutCell[] }> {
-    const written = this.#writer.csvSoFar();
     // The byte bound covers the whole preview's JSON: what the columns and the empty lists take comes off first.
     const frame = Buffer.byteLength(JSON.stringify({ columns, rows: [], cutCells: [] }));
     // The statement counts a comma after every row and entry; the first of each list has none, hence the 2.
     const bounds = { bytes: this.#bounds.bytes - frame + 2, cellChars: this.#bounds.cellChars };
-    const reader = await this.#duck.runAndReadAll(boundedPreviewSql(readCsvSql(written.file, this.#columns, written.shape), this.#columns, wanted, bounds));
+    const reader = await this.#duck.runAndReadAll(boundedPreviewSql(this.#writer.rowsSoFarSql(), this.#columns, wanted, bounds));
     const rows: unknown[][] = [];
     const cutCells: CutCell[] = [];
     let listed = 0;

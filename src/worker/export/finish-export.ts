@@ -8,18 +8,22 @@
  */
 import type { PlannedColumn } from '../../columns/column-plan.ts';
 import { diskFullError, isDiskFull, SluiceError } from '../../errors.ts';
-import type { ExportRequest, ExportResult } from '../export-types.ts';
-import type { CapTracker } from './cap-tracker.ts';
+import type { ExportRequest, ExportResult, ParquetPart } from '../export-types.ts';
+import type { CapTracker, Kept } from './cap-tracker.ts';
 import type { ExportPreview } from './export-preview.ts';
-import type { PartCutter } from './part-cutter.ts';
-import type { PartWriter } from './part-writer.ts';
 import type { StopControl } from './stop-control.ts';
 
-/** The pieces of one export, as the loop wires them. */
-export interface ExportPieces {
-  writer: PartWriter;
+/** What finishing needs of a part writer (part-writer.ts, table-part-writer.ts). */
+export interface PartSink {
+  finish(): Promise<ParquetPart[]>;
+  abandon(): Promise<void>;
+}
+
+/** The pieces of one export, as the loop wires them; `cutter` counts what was kept. */
+export interface ExportPieces<Writer extends PartSink = PartSink, Cutter extends Kept = Kept> {
+  writer: Writer;
   preview: ExportPreview;
-  cutter: PartCutter;
+  cutter: Cutter;
   caps: CapTracker;
   stops: StopControl;
 }
@@ -52,7 +56,7 @@ export async function finishExport(pieces: ExportPieces, failure: unknown, reque
 }
 
 /** Sends the preview if the stream never filled it, and keeps the parts when the result is to be an artifact. */
-async function deliver(writer: PartWriter, preview: ExportPreview, counts: Counts, request: ExportRequest): Promise<ExportResult> {
+async function deliver(writer: PartSink, preview: ExportPreview, counts: Counts, request: ExportRequest): Promise<ExportResult> {
   const allInPreview = !preview.sent && counts.cappedBy === null;
   if (!preview.sent) await preview.send(counts.rows, allInPreview);
   // A preview its size bounds cut (rows left out, or a value cut) is not the whole result: under "auto" the artifact holds it.

@@ -12,7 +12,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { digestFile } from '../../runtime/digest-file.ts';
 import type { ParquetPart } from '../export-types.ts';
 import type { PlannedColumn } from '../../columns/column-plan.ts';
-import { BC_MARK, csvToParquetSql, type PartShape } from './duckdb-csv.ts';
+import { BC_MARK, csvToParquetSql, readCsvSql, type PartShape } from './duckdb-csv.ts';
 
 /** About 30 socket reads of a COPY: one write system call instead of thirty, and little held in memory. */
 const WRITE_BATCH_BYTES = 256 * 1024;
@@ -68,6 +68,12 @@ export class PartWriter {
   csvSoFar(): { file: string; shape: PartShape } {
     this.#flush();
     return { file: this.#csvFile, shape: { ...this.#shape } };
+  }
+
+  /** The current part's rows so far, read back with their stored types (the preview reads them). */
+  rowsSoFarSql(): string {
+    const written = this.csvSoFar();
+    return readCsvSql(written.file, this.#columns, written.shape);
   }
 
   /** Appends whole records (or the start of one), none longer than `longestRow` bytes, to the current part. */

@@ -7,7 +7,11 @@
  * cleanly; the statement is cancelled on the server at most once.
  */
 import type { Cap } from '../export-types.ts';
-import type { RowSource } from './row-source.ts';
+
+/** What a stop cancels: the statement behind the export's rows (row-source.ts, chunk-row-source.ts). */
+export interface Cancellable {
+  cancel(): void;
+}
 
 export type StopReason = 'cancel' | Cap;
 
@@ -19,7 +23,7 @@ export type StopReason = 'cancel' | Cap;
 export type StreamEnd = 'drain' | 'cancel';
 
 export class StopControl {
-  readonly #source: RowSource;
+  readonly #source: Cancellable;
   #reason: StopReason | null = null;
   #draining = false;
   #cancelledByUs = false;
@@ -27,7 +31,7 @@ export class StopControl {
   #interrupted = false;
   #deadline: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(source: RowSource) {
+  constructor(source: Cancellable) {
     this.#source = source;
   }
 

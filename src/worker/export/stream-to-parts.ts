@@ -17,6 +17,8 @@ import { finishExport, type ExportPieces } from './finish-export.ts';
 import { PartCutter } from './part-cutter.ts';
 import { PartWriter } from './part-writer.ts';
 import type { RowSource, SourceChunk } from './row-source.ts';
+import { isChunkRowSource, type ChunkRowSource } from './chunk-row-source.ts';
+import { streamTableToParts } from './stream-table-to-parts.ts';
 import { StopControl } from './stop-control.ts';
 
 // 16 MiB parts keep DuckDB's conversion memory (and so the process's peak RSS) small while
@@ -26,17 +28,20 @@ import { StopControl } from './stop-control.ts';
 const PART_BYTES = 16 * 1024 * 1024;
 
 export async function streamToParts(
-  source: RowSource,
+  source: RowSource | ChunkRowSource,
   duck: DuckDBConnection,
   request: ExportRequest,
   columns: PlannedColumn[],
   hooks: ExportHooks,
+  /** A second connection of `duck`'s DuckDB, where a source of DuckDB chunks has its parts written while it goes on. */
+  copier: DuckDBConnection = duck,
 ): Promise<ExportResult> {
+  if (isChunkRowSource(source)) return streamTableToParts(source, duck, request, columns, hooks, PART_BYTES, copier);
   const writer = new PartWriter(request.stagingDir, columns, duck, (part) => hooks.onPart(part));
   const preview = new ExportPreview(duck, columns, request.previewRows, { bytes: request.previewBytes, cellChars: request.previewCellChars }, writer, (data) => hooks.onPreview(data));
   const cutter = new PartCutter(writer, PART_BYTES, preview);
   const stops = new StopControl(source);
-  const pieces: ExportPieces = { writer, preview, cutter, caps: new CapTracker(request, cutter), stops };
+  const pieces: ExportPieces<PartWriter, PartCutter> = { writer, preview, cutter, caps: new CapTracker(request, cutter), stops };
   hooks.onStopper((reason) => stops.stop(reason));
   stops.startDeadline(request.limits.maxDurationMs);
   let failure: unknown = null;
@@ -61,7 +66,7 @@ export async function streamToParts(
 
 /** Keeps the whole records of one chunk that the caps allow, and ends the stream when a cap fires. */
 async function takeChunk(
-  { cutter, caps, stops, preview }: ExportPieces,
+  { cutter, caps, stops, preview }: ExportPieces<PartWriter, PartCutter>,
   { bytes: chunk, rows: known, longestRow }: SourceChunk,
   hooks: ExportHooks,
 ): Promise<void> {

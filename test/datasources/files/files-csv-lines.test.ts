@@ -5,15 +5,14 @@
  * takes: doubles across the whole exponent range and at the borders where
  * either side switches between plain and exponent notation, -0, NaN and
  * the infinities, BC and infinite dates and timestamps, years past 9999,
- * and text that must be quoted. The DuckDB side runs as the export runs
- * it: the result's chunks appended to the batch formatter's own DuckDB and
- * taken back in batches. The byte cap counts these bytes, and the artifact
- * is read back from them.
+ * and text that must be quoted. The byte cap of the export counts these
+ * bytes, computed in SQL (csv-length-sql.ts): each record's length is checked
+ * against the JavaScript record's bytes too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
-import { BatchFormatter } from '../../../src/datasources/files/export/batch-formatter.ts';
 import { csvLinesSql } from '../../../src/datasources/files/export/csv-line-sql.ts';
+import { withCsvLengthSql } from '../../../src/datasources/files/export/csv-length-sql.ts';
 import { valueText } from '../../../src/datasources/files/export/value-text.ts';
 import { csvRecord } from '../../../src/worker/export/csv-record.ts';
 
@@ -31,35 +30,26 @@ afterAll(() => {
   instance.closeSync();
 });
 
-/** The records of `sql` both ways; each side's lines in order (DuckDB's through the batch formatter, in batches of `batchRows`). */
-async function bothWays(sql: string, batchRows = 4096): Promise<{ js: string[]; duck: string[]; types: DuckDBType[] }> {
+/**
+ * The records of `sql` both ways, each side's lines in order; and the
+ * lengths the export's byte cap counts (table-source.ts) checked against
+ * the JavaScript records' bytes.
+ */
+async function bothWays(sql: string): Promise<{ js: string[]; duck: string[]; types: DuckDBType[] }> {
   const prepared = await connection.prepare(sql);
   const types = Array.from({ length: prepared.columnCount }, (_, i) => prepared.columnType(i));
   const names = Array.from({ length: prepared.columnCount }, (_, i) => prepared.columnName(i));
   const texts = types.map((t, i) => valueText(t, names[i]!));
   const rows = (await connection.runAndReadAll(sql)).getRows();
   const js = rows.map((row) => csvRecord(row.map((v, c) => (v === null ? null : texts[c]!(v)))).slice(0, -1));
-  expect(csvLinesSql(sql, types)).not.toBeNull();
-  const formatter = (await BatchFormatter.open(types))!;
-  let text = '';
-  try {
-    const result = await connection.stream(sql);
-    for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-      await formatter.append(chunk, chunk.rowCount);
-      if (formatter.rows >= batchRows) text += Buffer.from((await formatter.take()).bytes).toString('utf8');
-    }
-    if (formatter.rows > 0) text += Buffer.from((await formatter.take()).bytes).toString('utf8');
-  } finally {
-    formatter.close();
-  }
-  // Split where the JavaScript records end, so a difference shows as the record it is in.
-  const duck: string[] = [];
-  let at = 0;
-  for (const line of js) {
-    duck.push(text.slice(at, at + line.length));
-    at += line.length + 1;
-  }
-  expect(text.length).toBe(at);
+  const lines = csvLinesSql(sql, types);
+  expect(lines).not.toBeNull();
+  const duck = (await connection.runAndReadAll(lines!)).getRows().map((row) => String(row[0]));
+  const measured = (await connection.runAndReadAll(withCsvLengthSql(sql, types)!)).getRows();
+  const lengths = measured.map((row) => Number(row[types.length]));
+  // The statement's own values come first, unchanged.
+  expect(measured.map((row) => row.slice(0, types.length).map(String))).toEqual(rows.map((row) => row.map(String)));
+  expect(lengths).toEqual(js.map((line) => Buffer.byteLength(line) + 1));
   return { js, duck, types };
 }
 

@@ -1,10 +1,10 @@
 /**
- * A DuckDB result as the export core's row source: DuckDB's own result
- * chunks (about 2,048 rows each) fetched one after another, never the whole
- * result, each turned into PostgreSQL-COPY-style CSV records
- * (worker/export/row-source.ts) and handed on in batches. With a
- * `formatter` (batch-formatter.ts) the chunks go to DuckDB whole and come
- * back as a batch of records; otherwise each value is formatted here. The source stops
+ * A DuckDB result as the export core's row source, for results with a
+ * column whose CSV text is not spelled out in SQL (table-source.ts takes
+ * the others): DuckDB's own result chunks (about 2,048 rows each) fetched
+ * one after another, never the whole result, each value turned into
+ * PostgreSQL-COPY-style CSV (worker/export/row-source.ts) here and the
+ * records handed on in batches. The source stops
  * at `rowLimit` rows by itself, so a capped export neither reads nor drains
  * the rest; `cancel` interrupts the statement on the engine, and the
  * fetch then fails with DuckDB's interrupt.
@@ -13,7 +13,6 @@ import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duc
 import type { RowSource, SourceChunk } from '../../../worker/export/row-source.ts';
 import { csvRecord } from '../../../worker/export/csv-record.ts';
 import { valueText } from './value-text.ts';
-import { BATCH_ROWS, type BatchFormatter } from './batch-formatter.ts';
 
 /** Records are gathered to about this many characters before a chunk is handed on. */
 const BATCH_CHARS = 512 * 1024;
@@ -22,44 +21,21 @@ export interface ChunkSourceOptions {
   connection: DuckDBConnection;
   prepared: DuckDBPreparedStatement;
   columns: { name: string; type: DuckDBType }[];
-  /** Formats whole batches in SQL; null when a column's type is formatted here. Closed when the stream ends. */
-  formatter: BatchFormatter | null;
   rowLimit: number;
   /** Called once the stream ended, however it ended. */
   onEnd(): void;
 }
 
 export function openChunkSource(options: ChunkSourceOptions): RowSource {
-  const { connection, formatter } = options;
+  const { connection } = options;
   async function* chunks(): AsyncGenerator<SourceChunk> {
     try {
-      yield* formatter === null ? valueByValue(options) : inBatches(options, formatter);
+      yield* valueByValue(options);
     } finally {
-      formatter?.close();
       options.onEnd();
     }
   }
   return { cancel: () => connection.interrupt(), [Symbol.asyncIterator]: chunks };
-}
-
-/** Chunks appended to the formatter until a batch is full, each batch handed on as one buffer. */
-async function* inBatches({ prepared, rowLimit }: ChunkSourceOptions, formatter: BatchFormatter): AsyncGenerator<SourceChunk> {
-  // Started inside the iteration: a statement that computes long before its first row can be cancelled from the start.
-  const result = await prepared.stream();
-  let left = rowLimit;
-  const take = async (): Promise<SourceChunk> => {
-    const batch = await formatter.take();
-    return { bytes: batch.bytes, rows: batch.rows, longestRow: batch.longest };
-  };
-  while (left > 0) {
-    const chunk = await result.fetchChunk();
-    if (chunk === null || chunk.rowCount === 0) break;
-    const count = Math.min(chunk.rowCount, left);
-    await formatter.append(chunk, count);
-    left -= count;
-    if (formatter.rows >= BATCH_ROWS) yield await take();
-  }
-  if (formatter.rows > 0) yield await take();
 }
 
 /** Each value formatted in JavaScript (value-text.ts), the records gathered to about BATCH_CHARS. */

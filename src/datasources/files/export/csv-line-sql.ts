@@ -1,16 +1,17 @@
 /**
- * The export's CSV records written by DuckDB itself: one SQL expression
- * per row that yields the record value-text.ts and csvRecord would write in
- * JavaScript, byte for byte, so the engine's own vectorized code formats
- * the values and JavaScript only joins lines. Measured on 1M rows × 6
- * columns, turning each value into a JavaScript object and back into text
- * took most of the export's time.
+ * The export's CSV records spelled out in DuckDB's SQL: one expression per
+ * row that yields the record value-text.ts and csvRecord would write in
+ * JavaScript, byte for byte. The export no longer writes these records: its
+ * rows go to Parquet as DuckDB chunks, and the byte cap counts each
+ * record's length, which csv-length-sql.ts computes from these expressions
+ * (from the value alone where it can). The whole record (csvLinesSql) is
+ * what the tests compare with JavaScript's, value by value
+ * (test/datasources/files/files-csv-lines.test.ts).
  *
- * Only the types whose text is spelled out here take this path (integers,
+ * Only the types whose text is spelled out here take that path (integers,
  * BOOLEAN, DOUBLE, DECIMAL, VARCHAR, DATE, TIMESTAMP and TIMESTAMPTZ); a
  * result with any other column (FLOAT, BLOB, TIME, nested values...) is
- * formatted in JavaScript as before. The equivalence of both paths is
- * tested value by value (test/datasources/files/files-csv-lines.test.ts).
+ * formatted in JavaScript as before.
  */
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
 
@@ -71,10 +72,14 @@ function calendarSql(c: string, s: string, time: string, zone: string, type: 'DA
 }
 
 /** Quoted as PostgreSQL's COPY quotes: when empty, holding a delimiter, quote or line break, or `\.` alone on its line. */
-function textSql(c: string, single: boolean): string {
+export function textNeedsQuotesSql(c: string, single: boolean): string {
   const needsQuotes = [`${c} = ''`, `contains(${c}, '"')`, `contains(${c}, ',')`, `contains(${c}, chr(10))`, `contains(${c}, chr(13))`];
   if (single) needsQuotes.push(`${c} = '\\.'`);
-  return `CASE WHEN ${needsQuotes.join(' OR ')} THEN '"' || replace(${c}, '"', '""') || '"' ELSE ${c} END`;
+  return needsQuotes.join(' OR ');
+}
+
+function textSql(c: string, single: boolean): string {
+  return `CASE WHEN ${textNeedsQuotesSql(c, single)} THEN '"' || replace(${c}, '"', '""') || '"' ELSE ${c} END`;
 }
 
 /**
@@ -83,14 +88,14 @@ function textSql(c: string, single: boolean): string {
  * own text of `c`, computed once in an inner projection: DuckDB evaluates
  * an expression again each time a CASE names it).
  */
-interface ColumnText {
+export interface ColumnText {
   inner?: (c: string) => string;
   text?: boolean;
   value: (c: string, s: string) => string;
 }
 
 /** How a column of `type` becomes text; null when this type stays with JavaScript. */
-function columnText(type: DuckDBType, single: boolean): ColumnText | null {
+export function columnText(type: DuckDBType, single: boolean): ColumnText | null {
   if (AS_CAST.has(type.typeId)) return { value: (c) => `CAST(${c} AS VARCHAR)` };
   switch (type.typeId) {
     case DuckDBTypeId.BOOLEAN:

@@ -6,17 +6,19 @@
  * folder is reachable by the engine, so a COPY or EXPORT into it must
  * never run). The statement runs in a read-only transaction; its columns
  * come from the prepared statement before any row, and its rows stream to
- * the core chunk by chunk, formatted as CSV by a private DuckDB when every
- * column's type allows (batch-formatter.ts).
+ * the core chunk by chunk: as DuckDB's own chunks when every column's type
+ * allows (table-source.ts), otherwise as CSV formatted value by value
+ * (chunk-source.ts).
  */
-import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
+import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { SluiceError } from '../../../errors.ts';
 import type { ConsumeRows } from '../../driver.ts';
 import type { ExportRequest, ExportResult } from '../../../worker/export-types.ts';
 import type { FolderEngine } from '../folder-engine.ts';
 import { planDuckColumns } from './column-types.ts';
-import { BatchFormatter } from './batch-formatter.ts';
 import { openChunkSource } from './chunk-source.ts';
+import { openTableSource } from './table-source.ts';
+import { withCsvLengthSql } from './csv-length-sql.ts';
 
 export interface RunHooks {
   /** The statement is on the engine (the source has started) / is no longer. */
@@ -25,7 +27,6 @@ export interface RunHooks {
 
 export async function runExport(engine: FolderEngine, request: ExportRequest, consume: ConsumeRows, hooks: RunHooks): Promise<ExportResult> {
   const connection = await engine.connect();
-  let formatter: BatchFormatter | null = null;
   try {
     await connection.run('BEGIN TRANSACTION READ ONLY');
     const prepared = await prepareRead(connection, request.sql);
@@ -33,12 +34,14 @@ export async function runExport(engine: FolderEngine, request: ExportRequest, co
     const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i) }));
     if (columns.length === 0) throw new SluiceError('VALIDATION_ERROR', 'The statement returns no columns; select at least one column.');
     const rowLimit = request.materialize === 'never' ? request.previewRows + 1 : request.limits.maxRows + 1;
-    formatter = await BatchFormatter.open(columns.map((c) => c.type));
+    const types = columns.map((c) => c.type);
+    const measured = await prepareMeasured(connection, request.sql, types);
     const onEnd = hooks.started(request.sql);
-    return await consume(planDuckColumns(columns), openChunkSource({ connection, prepared, columns, formatter, rowLimit, onEnd }));
+    if (measured === null) return await consume(planDuckColumns(columns), openChunkSource({ connection, prepared, columns, rowLimit, onEnd }));
+    prepared.destroySync();
+    bindParams(measured, request.params);
+    return await consume(planDuckColumns(columns), openTableSource({ connection, prepared: measured, types, rowLimit, onEnd }));
   } finally {
-    // The source closes it when its stream ends; this covers a stream that never started.
-    formatter?.close();
     connection.closeSync();
   }
 }
@@ -55,6 +58,29 @@ async function prepareRead(connection: DuckDBConnection, sql: string): Promise<D
     throw new SluiceError('READ_ONLY_VIOLATION', 'Only SELECT statements run on a files datasource; the engine refused this one before it ran.');
   }
   return prepared;
+}
+
+/**
+ * The statement with each row's CSV length added (csv-length-sql.ts), held
+ * to what the statement itself passed: one SELECT. Null when a column's type
+ * has no CSV text in SQL, or when the statement does not read the same once
+ * wrapped (a trailing semicolon, say); the rows are then formatted in
+ * JavaScript.
+ */
+async function prepareMeasured(connection: DuckDBConnection, sql: string, types: DuckDBType[]): Promise<DuckDBPreparedStatement | null> {
+  const measured = withCsvLengthSql(sql, types);
+  if (measured === null) return null;
+  let prepared: DuckDBPreparedStatement;
+  try {
+    const extracted = await connection.extractStatements(measured);
+    if (extracted.count !== 1) return null;
+    prepared = await extracted.prepare(0);
+  } catch {
+    return null;
+  }
+  if (prepared.statementType === StatementType.SELECT && prepared.columnCount === types.length + 1) return prepared;
+  prepared.destroySync();
+  return null;
 }
 
 function bindParams(prepared: DuckDBPreparedStatement, params: unknown[]): void {
