@@ -3,7 +3,8 @@
  * it hashes every stored part once, reads after it hash nothing again, bytes
  * tampered before the restart (same size, same modification time) are still
  * ARTIFACT_CORRUPT, a read that comes first hashes only its own part, and
- * the parts read last before the restart are hashed first.
+ * the parts read last before the restart are hashed first. The pass waits
+ * while reads keep asking for parts.
  */
 import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,5 +136,24 @@ describe('the background check of stored parts', () => {
     const lease = await store.localPath(ref);
     expect(statSync(lease.path).size).toBe(content.get(keyOf(ref))!.length);
     store.close();
+  });
+
+  it('waits while reads keep asking for parts, then hashes the rest', async () => {
+    const { root, uploads } = await storedBefore();
+    const v = new PartVerifier(root, join(root, 'objects'), { readsQuietMs: 400 });
+    // A read first: it hashes its own part only.
+    await read(v, root, uploads[0]![0]!);
+    expect(v.hashes).toBe(1);
+    const pass = v.start();
+    // Reads keep coming, each within the quiet time of the one before: the pass hashes nothing meanwhile.
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      await read(v, root, uploads[0]![0]!);
+      expect(v.hashes).toBe(1);
+    }
+    // Once the reads stop, it goes on and hashes the five others, once each.
+    await pass;
+    expect(v.hashes).toBe(6);
+    v.stop();
   });
 });
