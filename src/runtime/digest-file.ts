@@ -3,7 +3,7 @@
  * parts it writes) and the byte stores (checking the parts they keep) need
  * them: one way to read a part whole, with Node's file handles.
  */
-import { createHash, webcrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 
 /** Parts are read whole, in reads of 1 MiB: with 64 KiB reads the system calls and stream steps cost more than the hashing (0.50 against 0.21 CPU-s for 210 MB). */
@@ -31,37 +31,4 @@ export async function digestFile(path: string): Promise<{ sha256: string; bytes:
   } finally {
     await handle.close();
   }
-}
-
-/** Files up to this size are read whole and hashed on the runtime's thread pool; larger ones stream through digestFile. */
-export const OFF_THREAD_MAX_BYTES = 64 * 1024 * 1024;
-
-/**
- * The same digest as digestFile, computed off the calling thread: the file
- * is read whole (async) and hashed by WebCrypto, which runs on the
- * runtime's thread pool, so several files hash on several cores at once
- * and the event loop stays free. For a read that must check its parts
- * before DuckDB may open them (a first read after a restart).
- */
-export async function digestFileOffThread(path: string): Promise<{ sha256: string; bytes: number }> {
-  const handle = await open(path, 'r');
-  let whole: Buffer;
-  try {
-    const { size } = await handle.stat();
-    if (size > OFF_THREAD_MAX_BYTES) return await digestFile(path);
-    // One byte more than the size: a file that grew since is seen as such, and hashed the streaming way.
-    whole = Buffer.allocUnsafe(size + 1);
-    let read = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(whole, read, whole.length - read, read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
-      if (read === whole.length) return await digestFile(path);
-    }
-    whole = whole.subarray(0, read);
-  } finally {
-    await handle.close();
-  }
-  const digest = await webcrypto.subtle.digest('SHA-256', whole);
-  return { sha256: Buffer.from(digest).toString('hex'), bytes: whole.length };
 }

@@ -23,7 +23,7 @@
  */
 import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { digestFileOffThread } from '../../runtime/digest-file.ts';
+import { digestFile } from '../../runtime/digest-file.ts';
 import { corrupt } from './content-check.ts';
 import { isLocation, partNotFound } from './part-address.ts';
 
@@ -130,8 +130,7 @@ export class PartVerifier {
       running = (async () => {
         const before = await stampOf(path);
         if (before === undefined) return undefined;
-        // Off the event loop, and in parallel with the other parts a read leases at once (readable.ts).
-        const found = await digestFileOffThread(path);
+        const found = await digestFile(path);
         this.#hashes += 1;
         const digest = { stamp: before.stamp, sha256: found.sha256, bytes: found.bytes };
         this.#digests.set(key, digest);

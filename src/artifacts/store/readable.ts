@@ -25,39 +25,16 @@ export function partRefs(blob: BlobRecord): PartRef[] {
   return blob.parts.map((p) => ({ location: blob.location, name: p.name, sha256: p.sha256, bytes: p.bytes }));
 }
 
-/**
- * How many parts one read leases at once: a part not checked yet in this
- * process is hashed (or fetched from a bucket) on its lease, and a few at
- * once use the cores a first read after a restart would otherwise leave idle.
- */
-export const LEASE_CONCURRENCY = 4;
-
-/**
- * Leases parts of a blob (all of them, or `count` from `first`); the files come in part order, and the
- * caller releases them when DuckDB is done. When leases fail, the first failing part's error is thrown,
- * after every lease already taken is released.
- */
+/** Leases parts of a blob (all of them, or `count` from `first`), in order; the caller releases them when DuckDB is done. */
 export async function leaseParts(ctx: StoreContext, blob: BlobRecord, first = 0, count = blob.parts.length): Promise<{ files: (PartFile & { sha256: string })[]; release: () => void }> {
-  const refs = partRefs(blob).slice(first, first + count);
+  const leases: PartLease[] = [];
+  const release = () => leases.forEach((l) => l.release());
   const wanted = blob.parts.slice(first, first + count);
-  const leases: (PartLease | undefined)[] = new Array<PartLease | undefined>(refs.length);
-  const release = () => leases.forEach((l) => l?.release());
-  const failures = new Map<number, unknown>();
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (failures.size === 0 && next < refs.length) {
-      const i = next++;
-      try {
-        leases[i] = await ctx.bytes.localPath(refs[i]!);
-      } catch (error) {
-        failures.set(i, error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(LEASE_CONCURRENCY, refs.length) }, lane));
-  if (failures.size > 0) {
+  try {
+    for (const ref of partRefs(blob).slice(first, first + count)) leases.push(await ctx.bytes.localPath(ref));
+  } catch (error) {
     release();
-    throw failures.get(Math.min(...failures.keys()));
+    throw error;
   }
   const files = wanted.map((p, i) => ({ path: leases[i]!.path, rows: p.rows, sha256: p.sha256 }));
   return { files, release };
