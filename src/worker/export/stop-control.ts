@@ -91,3 +91,30 @@ export class StopControl {
     this.#source.cancel();
   }
 }
+
+/**
+ * Reads an export's source to its end, handing each item that counts to
+ * `take` until the stop control drains. A failure of `take` (ours) stops
+ * the statement and the rest is drained; the source's own failure counts
+ * unless it is the cancel we asked for. Returns what went wrong, or null.
+ */
+export async function readToEnd<T>(source: AsyncIterable<T>, stops: StopControl, empty: (item: T) => boolean, take: (item: T) => Promise<void>): Promise<unknown> {
+  let failure: unknown = null;
+  try {
+    for await (const item of source) {
+      if (stops.draining || empty(item)) continue;
+      try {
+        await take(item);
+      } catch (error) {
+        // Our own failure: stop the statement, keep draining, report it after.
+        failure = error;
+        stops.end('cancel');
+      }
+    }
+  } catch (error) {
+    if (!stops.endedByOurCancel()) failure = error;
+  } finally {
+    stops.clearDeadline();
+  }
+  return failure;
+}

@@ -14,7 +14,7 @@ import { CapTracker } from './cap-tracker.ts';
 import type { ChunkRowSource } from './chunk-row-source.ts';
 import { ExportPreview } from './export-preview.ts';
 import { finishExport, type ExportPieces } from './finish-export.ts';
-import { StopControl } from './stop-control.ts';
+import { readToEnd, StopControl } from './stop-control.ts';
 import { TablePartCutter } from './table-part-cutter.ts';
 import { TablePartWriter } from './table-part-writer.ts';
 
@@ -36,23 +36,7 @@ export async function streamTableToParts(
   const pieces: Pieces = { writer, preview, cutter, caps: new CapTracker(request, cutter), stops };
   hooks.onStopper((reason) => stops.stop(reason));
   stops.startDeadline(request.limits.maxDurationMs);
-  let failure: unknown = null;
-  try {
-    for await (const chunk of source) {
-      if (stops.draining || chunk.rowCount === 0) continue;
-      try {
-        await takeChunk(pieces, chunk, columns.length, hooks);
-      } catch (error) {
-        // Our own failure: stop the statement, keep draining, report it after.
-        failure = error;
-        stops.end('cancel');
-      }
-    }
-  } catch (error) {
-    if (!stops.endedByOurCancel()) failure = error;
-  } finally {
-    stops.clearDeadline();
-  }
+  const failure = await readToEnd(source, stops, (chunk) => chunk.rowCount === 0, (chunk) => takeChunk(pieces, chunk, columns.length, hooks));
   return finishExport(pieces, failure, request, columns);
 }
 

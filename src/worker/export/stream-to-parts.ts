@@ -19,7 +19,7 @@ import { PartWriter } from './part-writer.ts';
 import type { RowSource, SourceChunk } from './row-source.ts';
 import { isChunkRowSource, type ChunkRowSource } from './chunk-row-source.ts';
 import { streamTableToParts } from './stream-table-to-parts.ts';
-import { StopControl } from './stop-control.ts';
+import { readToEnd, StopControl } from './stop-control.ts';
 
 // 16 MiB parts keep DuckDB's conversion memory (and so the process's peak RSS) small while
 // still being large enough that conversion overlaps the next part's download (measured:
@@ -44,23 +44,7 @@ export async function streamToParts(
   const pieces: ExportPieces<PartWriter, PartCutter> = { writer, preview, cutter, caps: new CapTracker(request, cutter), stops };
   hooks.onStopper((reason) => stops.stop(reason));
   stops.startDeadline(request.limits.maxDurationMs);
-  let failure: unknown = null;
-  try {
-    for await (const chunk of source) {
-      if (stops.draining || chunk.bytes.length === 0) continue;
-      try {
-        await takeChunk(pieces, chunk, hooks);
-      } catch (error) {
-        // Our own failure: stop the statement, keep draining, report it after.
-        failure = error;
-        stops.end('cancel');
-      }
-    }
-  } catch (error) {
-    if (!stops.endedByOurCancel()) failure = error;
-  } finally {
-    stops.clearDeadline();
-  }
+  const failure = await readToEnd(source, stops, (chunk) => chunk.bytes.length === 0, (chunk) => takeChunk(pieces, chunk, hooks));
   return finishExport(pieces, failure, request, columns);
 }
 
