@@ -38,7 +38,24 @@ export interface PartRef {
 /** A local file holding a part's bytes, valid until release (which is idempotent). */
 export interface PartLease {
   readonly path: string;
+  /**
+   * Settles when the bytes at `path` are known to be the part's. Absent, or
+   * resolved, unless the lease was asked for with `checkBeside`: it may then
+   * still be hashing, and rejects as localPath would have. Nothing read from
+   * `path` may be served before it resolves.
+   */
+  readonly checked?: Promise<void>;
   release(): void;
+}
+
+export interface LeaseOptions {
+  /**
+   * The path may be handed out before the part's hash check ends, so the
+   * caller's read runs beside it (a restart's first read otherwise waits for
+   * every part it touches to be hashed, one after another, before DuckDB
+   * starts). The caller holds what it read until `checked` resolves.
+   */
+  checkBeside?: boolean;
 }
 
 export interface StoredPart {
@@ -69,7 +86,7 @@ export interface ByteStore {
    * A local file of the part for DuckDB to read. The caller releases the
    * lease when its read is over; until then the file stays where it is.
    */
-  localPath(part: PartRef): Promise<PartLease>;
+  localPath(part: PartRef, options?: LeaseOptions): Promise<PartLease>;
   /** Removes every part of an upload; removing an absent location is not an error. */
   deleteLocation(location: string): Promise<void>;
   /** The files one upload holds now, by name, with their sizes: what a store check compares with the catalog. */

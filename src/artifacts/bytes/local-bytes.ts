@@ -4,8 +4,9 @@
  * its own. A part is linked (or copied) into place from the export's staged
  * file after its hash and size are checked, by rename, so a crash never
  * leaves half a part under its name (place-file.ts). A part is hashed again
- * once in each process, before it is first handed out (then only its size
- * and modification time are compared), so a damaged or hand-edited file is
+ * once in each process, before it is first handed out or, for a lease asked
+ * for with checkBeside, while its reader reads it (then only its size and
+ * modification time are compared), so a damaged or hand-edited file is
  * reported as ARTIFACT_CORRUPT instead of being read as data; after start a
  * pass hashes every part in the background, most recently read first, so a
  * read rarely waits for it (part-verifier.ts). This module's job is the
@@ -54,13 +55,20 @@ export function createLocalBytes({ root, link }: LocalBytesOptions): ByteStore {
         verifier.forget((k) => k === key);
       }),
 
-    localPath: (part) =>
+    localPath: (part, options) =>
       guarded(async (): Promise<PartLease> => {
         const key = partKey(part);
         const path = join(objectsDir, key);
-        await verifier.verify(key, part.location, path, part.sha256, part.bytes);
+        const checking = verifier.verify(key, part.location, path, part.sha256, part.bytes);
         // The file is the stored part itself: nothing to hold, so release has nothing to do.
-        return { path, release: () => undefined };
+        if (options?.checkBeside !== true) {
+          await checking;
+          return { path, release: () => undefined };
+        }
+        const checked = guarded(() => checking);
+        // Handled by whoever awaits it; a caller that fails before then must not leave it unhandled.
+        checked.catch(() => undefined);
+        return { path, checked, release: () => undefined };
       }),
 
     deleteLocation: (location) =>

@@ -13,7 +13,8 @@
  * parts (until none has for READS_QUIET_MS), because on 2 cores a hash
  * running beside a read takes the core the read's DuckDB would use (a
  * restart's first sorted read took 2.5-2.9× a warm one with the pass
- * hashing beside it). A read still hashes what it needs itself.
+ * hashing beside it). A read still hashes what it needs itself, beside
+ * its own DuckDB read of the same parts (byte-store.ts, LeaseOptions).
  *
  * Most recently read: the locations this process first read are kept,
  * newest first, in one small file in the store's root (at most

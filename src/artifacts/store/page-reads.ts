@@ -16,7 +16,7 @@ import type { BoundValue } from '../filter-values.ts';
 import { buildReadStatement, isPlainRead, plainWindow, type PartFile } from '../read-sql.ts';
 import type { AggregateRequest, AggregateResult, ArtifactMeta, ReadPage, ReadRequest } from '../types.ts';
 import { PageCache, type CachedAnswer } from './page-cache.ts';
-import { leaseParts, readable } from './readable.ts';
+import { leaseParts, readable, whenChecked } from './readable.ts';
 import type { StoreContext } from './store-context.ts';
 
 /** Rows read at once for a reader that follows its cursor (a multiple of 1000, the largest page, would align blocks with pages of 1000; 1024 keeps pages of 100 and 1000 from always straddling two). */
@@ -57,10 +57,11 @@ export function pageCacheCounts(ctx: StoreContext): { hits: number; misses: numb
  * `small` marks a plain page or block, which the worker runs on its single-threaded DuckDB.
  */
 async function run(ctx: StoreContext, blob: BlobRecord, limit: number, first: number, count: number, build: (files: PartFile[]) => Statement, small = false): Promise<CachedAnswer<ReadPage>> {
-  const { files, release } = await leaseParts(ctx, blob, first, count);
+  // DuckDB reads while the parts not hashed yet in this process are hashed; the rows wait for the check.
+  const { files, release, checked } = await leaseParts(ctx, blob, first, count, { checkBeside: true });
   try {
     const statement = build(files);
-    const result = await ctx.workers.read(statement.sql, statement.params, { small });
+    const result = await whenChecked(ctx.workers.read(statement.sql, statement.params, { small }), checked);
     const more = result.length > limit;
     const rows = more ? result.slice(0, limit) : result;
     return { value: { columns: statement.columns.map((c) => ({ name: c.name, type: c.type })), rows, more }, bytes: approximateBytes(rows) };

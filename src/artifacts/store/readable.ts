@@ -6,7 +6,7 @@
  * live in a bucket) until DuckDB is done with them.
  */
 import { SluiceError } from '../../errors.ts';
-import type { PartLease, PartRef } from '../bytes/byte-store.ts';
+import type { LeaseOptions, PartLease, PartRef } from '../bytes/byte-store.ts';
 import type { ArtifactRecord, BlobRecord } from '../../catalog/catalog.ts';
 import type { PartFile } from '../read-sql.ts';
 import type { StoreContext } from './store-context.ts';
@@ -25,17 +25,40 @@ export function partRefs(blob: BlobRecord): PartRef[] {
   return blob.parts.map((p) => ({ location: blob.location, name: p.name, sha256: p.sha256, bytes: p.bytes }));
 }
 
-/** Leases parts of a blob (all of them, or `count` from `first`), in order; the caller releases them when DuckDB is done. */
-export async function leaseParts(ctx: StoreContext, blob: BlobRecord, first = 0, count = blob.parts.length): Promise<{ files: (PartFile & { sha256: string })[]; release: () => void }> {
+/**
+ * Leases parts of a blob (all of them, or `count` from `first`), in order; the caller releases them
+ * when DuckDB is done. With `checkBeside`, the parts not hashed yet in this process are hashed while
+ * the caller reads them, and `checked` says when all of them are known good (byte-store.ts, LeaseOptions).
+ */
+export async function leaseParts(
+  ctx: StoreContext,
+  blob: BlobRecord,
+  first = 0,
+  count = blob.parts.length,
+  options: LeaseOptions = {},
+): Promise<{ files: (PartFile & { sha256: string })[]; release: () => void; checked: Promise<void> }> {
   const leases: PartLease[] = [];
   const release = () => leases.forEach((l) => l.release());
   const wanted = blob.parts.slice(first, first + count);
   try {
-    for (const ref of partRefs(blob).slice(first, first + count)) leases.push(await ctx.bytes.localPath(ref));
+    for (const ref of partRefs(blob).slice(first, first + count)) leases.push(await ctx.bytes.localPath(ref, options));
   } catch (error) {
     release();
     throw error;
   }
   const files = wanted.map((p, i) => ({ path: leases[i]!.path, rows: p.rows, sha256: p.sha256 }));
-  return { files, release };
+  const checked = Promise.all(leases.map((l) => l.checked)).then(() => undefined);
+  checked.catch(() => undefined);
+  return { files, release, checked };
+}
+
+/**
+ * What a read over parts leased with `checkBeside` may answer: nothing before every part is known
+ * good. A failed check wins over the read's own error, since damaged bytes may fail DuckDB too.
+ */
+export async function whenChecked<T>(reading: Promise<T>, checked: Promise<void>): Promise<T> {
+  const [read, check] = await Promise.allSettled([reading, checked]);
+  if (check.status === 'rejected') throw check.reason;
+  if (read.status === 'rejected') throw read.reason;
+  return read.value;
 }
