@@ -12,6 +12,7 @@ import { toErrorData, toSluiceError } from '../src/errors.ts';
 import { ExportDrivers } from '../src/datasources/export-drivers.ts';
 import { streamToParts } from '../src/worker/export/stream-to-parts.ts';
 import type { ExportHooks, ExportResult } from '../src/worker/export-types.ts';
+import { TaskAnswers } from '../src/worker/task-answers.ts';
 import { writeFile } from '../src/worker/write-file.ts';
 import type { ExportTask, FromWorker, QueryWorkerData, ToWorker } from '../src/worker/protocol.ts';
 
@@ -72,13 +73,10 @@ function smallDuck(): Promise<DuckDBConnection> {
   return smallDuckdb;
 }
 
-/** Tasks already answered; a late settle of the same task is ignored. */
-const answered = new Set<number>();
+const answers = new TaskAnswers(send);
 
-function answer(message: FromWorker & { taskId: number }): void {
-  if (answered.has(message.taskId)) return;
-  if (message.type === 'done' || message.type === 'failed') answered.add(message.taskId);
-  send(message);
+function answer(message: Parameters<TaskAnswers['answer']>[0]): void {
+  answers.answer(message);
 }
 
 /** One export: the driver of the datasource's kind reads, the core writes the parts. */
@@ -95,6 +93,7 @@ async function runExportTask(task: ExportTask, hooks: ExportHooks): Promise<Expo
 
 async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<void> {
   const { taskId } = message;
+  answers.begin(taskId);
   try {
     if (message.type === 'export') {
       let lastProgress = 0;
