@@ -6,15 +6,16 @@
  *   tsx bench/export-child.ts sluice <rows>        Sluice in-process: after one small warm-up query (whose
  *                                                  time to preview is the cold figure), POST /api/queries with
  *                                                  materialize 'always' and waitMs 0, poll to SUCCEEDED
- *   tsx bench/export-child.ts peer-literal <rows>  the straightforward way: postgres.js in the main thread,
- *                                                  sql.unsafe(query) buffered, JSON.stringify(rows) to a file
+ *   tsx bench/export-child.ts peer-literal <rows>  the straightforward way: node-postgres in the main thread,
+ *                                                  client.query(query) buffered, JSON.stringify(rows) to a file
  *   tsx bench/export-child.ts peer <rows>          the same, but stringified in 100,000-row slices, which is
  *                                                  what it takes once the whole array no longer fits a string
  */
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
+import pg from 'pg';
+import { sessionConfig } from '../src/datasources/postgres/export/pg-connect.ts';
 import { sampleLoopGaps } from './lib/loop-gap.ts';
 import { sampleBackendCpu } from './lib/pg-backend-cpu.ts';
 import { currentRss, peakRss } from './lib/memory.ts';
@@ -58,9 +59,10 @@ async function sluiceExport() {
 
 async function peerExport(literal: boolean) {
   const dir = mkdtempSync(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'sluice-bench-peer-'));
-  const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined });
+  const client = new pg.Client(sessionConfig(DATABASE_URL));
   try {
-    await sql`SELECT 1`;
+    await client.connect();
+    await client.query('SELECT 1');
     const rssBefore = currentRss();
     const gaps = sampleLoopGaps(10);
     const t0 = performance.now();
@@ -69,7 +71,7 @@ async function peerExport(literal: boolean) {
     let fetchMs = 0;
     const file = join(dir, 'result.json');
     try {
-      const result = await sql.unsafe(exportSql(rows));
+      const result = (await client.query(exportSql(rows))).rows;
       fetchMs = performance.now() - t0;
       fetched = result.length;
       if (literal) {
@@ -91,7 +93,7 @@ async function peerExport(literal: boolean) {
     const sizeBytes = failure === null ? statSync(file).size : 0;
     return { mode, rows: fetched, fetchMs, totalMs, sizeBytes, failure, rssBeforeBytes: rssBefore, peakRssBytes: peakRss(), loopMaxMs: loop.maxMs, loopP99Ms: loop.p99Ms };
   } finally {
-    await sql.end({ timeout: 2 });
+    await client.end();
     rmSync(dir, { recursive: true, force: true });
   }
 }

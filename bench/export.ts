@@ -1,7 +1,7 @@
 /**
  * The export figures: Sluice exporting a 5M-row result (and a 1M-row one,
  * for memory growth) against psql's COPY CSV to /dev/null (the baseline: one
- * backend's practical limit) and against the straightforward postgres.js
+ * backend's practical limit) and against the straightforward node-postgres
  * approach. Each Sluice and peer run is a child process of its own; runs are
  * interleaved round by round after one warm-up COPY.
  */
@@ -184,7 +184,7 @@ export async function exportSection(log: (line: string) => void, rounds = 3): Pr
     `COPY CSV 5M (psql > /dev/null): ${spread(copy5)}; ${rowsPerS(5e6, copy5Ms)}. COPY CSV 1M: ${spread(copy1)}.`,
     `Sluice 5M, POST to SUCCEEDED: ${spread(sluice5.map((r) => r.totalMs))}; ${rowsPerS(5e6, s5)}; artifact ${mb(sluice5[0]!.sizeBytes)} of Parquet. Sluice 1M: ${spread(sluice1.map((r) => r.totalMs))}.`,
     `Peak RSS per run, 5M: ${sluice5.map((r) => mb(r.peakRssBytes)).join(', ')}; 1M: ${sluice1.map((r) => mb(r.peakRssBytes)).join(', ')}; worst ${mb(rssMax)}. The process holds the API thread and one query worker before the warm-up query; the read pool starts on the first read.`,
-    `Peer (postgres.js in the main thread, buffered rows, JSON in 100k-row slices): ${spread(peer.map((r) => r.totalMs))}, of which fetching ${ms(median(peer.map((r) => r.fetchMs)))}; JSON ${mb(peer[0]!.sizeBytes)}. The literal JSON.stringify(rows) of all 5M rows: ${literal.failure ?? `succeeded in ${ms(literal.totalMs)}`} (peak RSS ${mb(literal.peakRssBytes)}, event loop stalled ${ms(literal.loopMaxMs)}).`,
+    `Peer (node-postgres in the main thread, buffered rows, JSON in 100k-row slices): ${spread(peer.map((r) => r.totalMs))}, of which fetching ${ms(median(peer.map((r) => r.fetchMs)))}; JSON ${mb(peer[0]!.sizeBytes)}. The literal JSON.stringify(rows) of all 5M rows: ${literal.failure ?? `succeeded in ${ms(literal.totalMs)}`} (peak RSS ${mb(literal.peakRssBytes)}, event loop stalled ${ms(literal.loopMaxMs)}).`,
     `CPU per 5M run, Sluice ÷ PostgreSQL: ${sluice5.map((r) => `${r.cpuSeconds.toFixed(2)}/${r.pgCpuSeconds.toFixed(2)} s = ${ratio(r.cpuSeconds / r.pgCpuSeconds)}`).join('; ')} (process.cpuUsage of the whole Sluice process from POST to SUCCEEDED, every thread included; the backends are those whose client port is one of the process's sockets, /proc/<pid>/stat sampled every 200 ms; backends per run ${sluice5.map((r) => r.pgBackends).join(', ')}). It does not depend on the machine's speed the way the throughput ratio does.`,
     `Stall = largest lateness of a 10 ms setInterval in the process hosting the API, from POST to SUCCEEDED (after one warm-up query); p99 lateness, 5M: ${sluice5.map((r) => r.loopP99Ms.toFixed(0)).join(', ')} ms.`,
   ];

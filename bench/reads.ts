@@ -6,11 +6,11 @@
  * Sluice runs in-process and is read over HTTP, like a client would.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
-import postgres from 'postgres';
 import { CursorCodec, readShape } from '../src/artifacts/cursor.ts';
 import { buildReadStatement } from '../src/artifacts/read-sql.ts';
 import type { ReadRequest } from '../src/artifacts/types.ts';
 import { quoteLiteral } from '../src/columns/column-plan.ts';
+import { openAdminSql } from '../test/helpers/admin-sql.ts';
 import { plannedColumns } from './lib/describe.ts';
 import { sampleLoopGaps } from './lib/loop-gap.ts';
 import { partFiles } from './lib/part-files.ts';
@@ -34,7 +34,7 @@ function expect(condition: boolean, message: string): void {
 export async function readsSection(log: (line: string) => void, rounds = 7): Promise<Section> {
   await ensureTable('rows_10m', ROWS, log);
   const s: BenchSluice = await startBenchSluice();
-  const pg = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined });
+  const pg = openAdminSql(DATABASE_URL);
   const duckInstance = await DuckDBInstance.create(':memory:', { threads: '2' });
   const duck = await duckInstance.connect();
   try {
@@ -99,8 +99,8 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
         'sluice deep': sized(1000, (limit) => read({ limit, cursor: deepCursor }, limit)),
         'duckdb first': sized(1000, (limit) => duckRows(`SELECT * FROM ${from} LIMIT ${limit}`)),
         'duckdb deep': sized(1000, (limit) => duckRows(`SELECT * FROM ${from} LIMIT ${limit} OFFSET ${DEEP}`)),
-        'pg first': () => pg.unsafe('SELECT * FROM bench.rows_10m ORDER BY id LIMIT 1000'),
-        'pg deep': () => pg.unsafe(`SELECT * FROM bench.rows_10m ORDER BY id OFFSET ${DEEP} LIMIT 1000`),
+        'pg first': () => pg.query('SELECT * FROM bench.rows_10m ORDER BY id LIMIT 1000'),
+        'pg deep': () => pg.query(`SELECT * FROM bench.rows_10m ORDER BY id OFFSET ${DEEP} LIMIT 1000`),
       },
       rounds,
       { log },
@@ -111,7 +111,7 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
         sluice: sized(1000, (limit) => read({ limit, filters: [FILTER] }, limit)),
         'sluice sql direct': sized(1000, (limit) => sluiceSqlDirect({ limit, offset: 0, filters: [FILTER] })),
         duckdb: sized(1000, (limit) => duckRows(`SELECT * FROM ${from} WHERE contains(label, 'beef') LIMIT ${limit}`)),
-        pg: () => pg.unsafe("SELECT * FROM bench.rows_10m WHERE label LIKE '%beef%' ORDER BY id LIMIT 1000"),
+        pg: () => pg.query("SELECT * FROM bench.rows_10m WHERE label LIKE '%beef%' ORDER BY id LIMIT 1000"),
       },
       Math.max(3, rounds - 2),
       { log },
@@ -122,7 +122,7 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
         sluice: sized(100, (limit) => read({ limit, sort: [SORT] }, limit)),
         'sluice sql direct': sized(100, (limit) => sluiceSqlDirect({ limit, offset: 0, sort: [SORT] })),
         duckdb: sized(100, (limit) => duckRows(`SELECT * FROM ${from} ORDER BY score DESC LIMIT ${limit}`)),
-        pg: () => pg.unsafe('SELECT * FROM bench.rows_10m ORDER BY score DESC LIMIT 100'),
+        pg: () => pg.query('SELECT * FROM bench.rows_10m ORDER BY score DESC LIMIT 100'),
       },
       3,
       // The slowest contenders here take seconds: no warm-up round (the parts are in the page cache by now).
@@ -254,7 +254,7 @@ export async function readsSection(log: (line: string) => void, rounds = 7): Pro
     return { title: 'Reads (artifact of a 10,000,000-row query)', rows, notes };
   } finally {
     duck.closeSync();
-    await pg.end({ timeout: 2 });
+    await pg.end();
     await s.stop();
   }
 }

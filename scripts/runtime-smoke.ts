@@ -21,7 +21,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import postgres from 'postgres';
+import { openAdminSql } from '../test/helpers/admin-sql.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BUN = join(ROOT, 'node_modules', '.bin', 'bun');
@@ -90,7 +90,7 @@ export async function smoke(target: string): Promise<string[]> {
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined });
+  const sql = openAdminSql(DATABASE_URL);
   const base = `http://127.0.0.1:${port}`;
   const checks: string[] = [];
   let marker: string | null = null;
@@ -142,7 +142,7 @@ export async function smoke(target: string): Promise<string[]> {
     // The marker is a parameter of the look-up, so the look-up never finds itself.
     const mark = (marker = `smoke_${randomBytes(6).toString('hex')}`);
     const sleeping = async () => {
-      const [row] = await sql<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where state = 'active' and position(${mark} in query) > 0`;
+      const [row] = await sql.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where state = 'active' and position($1 in query) > 0", [mark]);
       return row!.n > 0;
     };
     const slow = await api('/api/queries', { sql: `select pg_sleep(30) as ${mark}`, waitMs: 0 });
@@ -162,8 +162,8 @@ export async function smoke(target: string): Promise<string[]> {
   } finally {
     if (groupAlive(child.pid!)) process.kill(-child.pid!, 'SIGKILL');
     // A statement a failed cancel left sleeping must not hold a backend for the rest of its 30 s.
-    if (marker !== null) await sql`select pg_cancel_backend(pid) from pg_stat_activity where position(${marker} in query) > 0 and pid <> pg_backend_pid()`.catch(() => undefined);
-    await sql.end({ timeout: 5 });
+    if (marker !== null) await sql.query('select pg_cancel_backend(pid) from pg_stat_activity where position($1 in query) > 0 and pid <> pg_backend_pid()', [marker]).catch(() => undefined);
+    await sql.end();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

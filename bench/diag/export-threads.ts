@@ -9,7 +9,7 @@
  *   npx tsx bench/diag/export-threads.ts [rows=5000000]
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import postgres from 'postgres';
+import { openAdminSql } from '../../test/helpers/admin-sql.ts';
 import { runExport, startBenchSluice, submitAndWait } from '../lib/sluice.ts';
 import { DATABASE_URL, exportSql } from '../lib/tables.ts';
 
@@ -38,10 +38,10 @@ function processCpu(pid: number): number {
 }
 
 const s = await startBenchSluice();
-const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined });
+const sql = openAdminSql(DATABASE_URL);
 try {
   await submitAndWait(s, { sql: 'SELECT 1', materialize: 'never' });
-  const [backend] = await sql<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE application_name = 'sluice' ORDER BY backend_start DESC LIMIT 1`;
+  const [backend] = await sql.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = 'sluice' ORDER BY backend_start DESC LIMIT 1");
   const before = threadTimes('self');
   const pgBefore = backend ? processCpu(backend.pid) : 0;
   const t = await runExport(s, exportSql(rows));
@@ -60,6 +60,6 @@ try {
   console.log(`this process: cpu ${total.toFixed(2)} s over ${rowsOut.length} busy threads`);
   for (const r of rowsOut) console.log(`  ${r.tid.padEnd(14)} ${r.name.padEnd(18)} ${r.cpu.toFixed(2)} s`);
 } finally {
-  await sql.end({ timeout: 2 });
+  await sql.end();
   await s.stop();
 }

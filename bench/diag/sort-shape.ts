@@ -11,14 +11,12 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import postgres from 'postgres';
 import { buildReadStatement } from '../../src/artifacts/read-sql.ts';
 import { rowJsonExpression } from '../../src/columns/value-encoding.ts';
 import { quoteIdent, quoteLiteral } from '../../src/columns/column-plan.ts';
 import { plannedColumns } from '../lib/describe.ts';
 import { runExport, startBenchSluice, submitAndWait } from '../lib/sluice.ts';
 import { median } from '../lib/stats.ts';
-import { DATABASE_URL } from '../lib/tables.ts';
 import { interleave } from '../lib/timing.ts';
 
 const rows = Number(process.argv[2] ?? 10_000_000);
@@ -26,7 +24,6 @@ const column = process.argv[3] ?? 'score';
 const source = `SELECT * FROM bench.rows_10m${rows < 10_000_000 ? ` WHERE id <= ${rows}` : ''}`;
 
 const s = await startBenchSluice();
-const pg = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined });
 try {
   await submitAndWait(s, { sql: 'SELECT 1', materialize: 'never' });
   const made = await runExport(s, source);
@@ -66,6 +63,5 @@ try {
   console.log(`EXPLAIN ANALYZE of Sluice's statement (operator, rows out, time):\n  ${timings.join('\n  ') || plan}`);
   duck.closeSync();
 } finally {
-  await pg.end({ timeout: 2 });
   await s.stop();
 }

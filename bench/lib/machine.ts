@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { loadavg, totalmem } from 'node:os';
 import { DuckDBInstance } from '@duckdb/node-api';
-import postgres from 'postgres';
+import { openAdminSql } from '../../test/helpers/admin-sql.ts';
 import { DATABASE_URL } from './tables.ts';
 
 export interface MachineInfo {
@@ -14,8 +14,7 @@ export interface MachineInfo {
   postgres: string;
   duckdbNodeApi: string;
   duckdb: string;
-  postgresJs: string;
-  /** node-postgres, which the query worker's exports run on. */
+  /** node-postgres, which the datasource driver and the catalog run on. */
   pg: string;
   loadavg: string;
   /** Which code was measured: the commit, uncommitted changes, and the export/read settings read from the source. */
@@ -54,9 +53,9 @@ function packageVersion(name: string): string {
 }
 
 export async function machineInfo(): Promise<MachineInfo> {
-  const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined });
-  const [row] = await sql<{ v: string }[]>`SELECT current_setting('server_version') AS v`;
-  await sql.end({ timeout: 2 });
+  const sql = openAdminSql(DATABASE_URL);
+  const [row] = await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v");
+  await sql.end();
   const duck = await (await DuckDBInstance.create(':memory:')).connect();
   const version = (await duck.runAndReadAll('SELECT version()')).getRowsJS()[0]?.[0];
   duck.closeSync();
@@ -68,7 +67,6 @@ export async function machineInfo(): Promise<MachineInfo> {
     postgres: `PostgreSQL ${row?.v ?? '?'}`,
     duckdbNodeApi: packageVersion('@duckdb/node-api'),
     duckdb: String(version),
-    postgresJs: packageVersion('postgres'),
     pg: packageVersion('pg'),
     loadavg: loadavg().map((l) => l.toFixed(2)).join(' '),
     source: sourceState(),

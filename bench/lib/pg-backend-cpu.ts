@@ -8,7 +8,7 @@
  * processes' stat files (any user can read them on Linux).
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import postgres from 'postgres';
+import { openAdminSql } from '../../test/helpers/admin-sql.ts';
 
 const TICKS_PER_SECOND = 100;
 
@@ -56,14 +56,14 @@ export interface BackendCpuSampler {
 
 /** Samples every `everyMs` the backends connected from this process, through a connection of its own (not counted). */
 export async function sampleBackendCpu(databaseUrl: string, everyMs = 200): Promise<BackendCpuSampler> {
-  const sql = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
-  const [own] = await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+  const sql = openAdminSql(databaseUrl);
+  const [own] = await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   const first = new Map<number, number>();
   const last = new Map<number, number>();
   const sample = async () => {
     const ports = [...ownSocketPorts()];
     if (ports.length === 0) return;
-    const rows = await sql<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE client_port = ANY(${ports}::int[]) AND pid <> ${own!.pid}`;
+    const rows = await sql.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[]) AND pid <> $2', [ports, own!.pid]);
     for (const { pid } of rows) {
       const cpu = cpuSecondsOf(pid);
       if (cpu === undefined) continue;
@@ -87,7 +87,7 @@ export async function sampleBackendCpu(databaseUrl: string, everyMs = 200): Prom
       running = false;
       await loop;
       await sample().catch(() => undefined);
-      await sql.end({ timeout: 2 });
+      await sql.end();
       let seconds = 0;
       for (const [pid, cpu] of last) seconds += cpu - (first.get(pid) ?? 0);
       return { seconds, backends: last.size };

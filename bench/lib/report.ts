@@ -63,7 +63,7 @@ export function appendResults(machine: MachineInfo, command: string, sections: S
     : `# Sluice bench runs, ${machine.date.slice(0, 10)}\n\nAppended by \`npm run bench\` (bench/run.ts); newest last; the current figures are in ../RESULTS.md. Every figure is a median of several interleaved runs and is read as a ratio against a baseline measured in the same run: the machine is shared and noisy, absolute times drift.\n`;
   const parts = [
     `\n## ${machine.date} — \`${command}\`\n`,
-    `Machine: ${machine.nproc} cores (nproc), ${machine.memory} memory, Node ${machine.node}, ${machine.postgres}; @duckdb/node-api ${machine.duckdbNodeApi} (DuckDB ${machine.duckdb}), postgres (postgres.js) ${machine.postgresJs}, pg (node-postgres, exports) ${machine.pg}. Load average at start: ${machine.loadavg}. Whole run: ${(totalMs / 1000).toFixed(0)} s.\n`,
+    `Machine: ${machine.nproc} cores (nproc), ${machine.memory} memory, Node ${machine.node}, ${machine.postgres}; @duckdb/node-api ${machine.duckdbNodeApi} (DuckDB ${machine.duckdb}), pg (node-postgres) ${machine.pg}. Load average at start: ${machine.loadavg}. Whole run: ${(totalMs / 1000).toFixed(0)} s.\n`,
     `Code measured: ${machine.source}.\n`,
   ];
   for (const section of sections) {

@@ -17,7 +17,7 @@ export async function runParts(parts: [name: string, part: Part][], command: str
   const t0 = performance.now();
   const log = (line: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${line}`);
   const machine = await machineInfo();
-  log(`${machine.nproc} cores, ${machine.memory}, Node ${machine.node}, ${machine.postgres}, @duckdb/node-api ${machine.duckdbNodeApi}, postgres ${machine.postgresJs}`);
+  log(`${machine.nproc} cores, ${machine.memory}, Node ${machine.node}, ${machine.postgres}, @duckdb/node-api ${machine.duckdbNodeApi}, pg ${machine.pg}`);
 
   const sections: Section[] = [];
   let failed = false;

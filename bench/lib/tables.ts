@@ -5,7 +5,7 @@
  * older run left other column types), with a primary key on id so the
  * PostgreSQL OFFSET baseline walks an index rather than sorting the table.
  */
-import postgres from 'postgres';
+import { openAdminSql } from '../../test/helpers/admin-sql.ts';
 
 export const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -24,36 +24,38 @@ function createSql(table: string, rows: number): string {
 
 /** Creates bench.<name> with `rows` rows unless it exists with that many; returns whether it was created. */
 export async function ensureTable(name: string, rows: number, log: (line: string) => void): Promise<boolean> {
-  const sql = postgres(DATABASE_URL, { max: 1, onnotice: () => undefined });
+  const sql = openAdminSql(DATABASE_URL);
   try {
     const table = `bench.${name}`;
-    const [found] = await sql<{ exists: boolean }[]>`SELECT to_regclass(${table}) IS NOT NULL AS exists`;
+    const [found] = await sql.query<{ exists: boolean }>('SELECT to_regclass($1) IS NOT NULL AS exists', [table]);
     if (found?.exists) {
-      const [shape] = await sql<{ types: string }[]>`
-        SELECT string_agg(a.attname || ' ' || t.typname, ', ' ORDER BY a.attnum) AS types
-          FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
-         WHERE a.attrelid = ${table}::regclass AND a.attnum > 0 AND NOT a.attisdropped`;
+      const [shape] = await sql.query<{ types: string }>(
+        `SELECT string_agg(a.attname || ' ' || t.typname, ', ' ORDER BY a.attnum) AS types
+           FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+          WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped`,
+        [table],
+      );
       // ids are 1..rows with a primary key: min and max come from the index at once.
       const [range] =
         shape?.types === COLUMN_TYPES
-          ? await sql.unsafe<{ lo: string; hi: string }[]>(`SELECT min(id)::text AS lo, max(id)::text AS hi FROM ${table}`)
+          ? await sql.query<{ lo: string; hi: string }>(`SELECT min(id)::text AS lo, max(id)::text AS hi FROM ${table}`)
           : [];
       if (range?.lo === '1' && range.hi === String(rows)) return false;
       log(`${table} has other columns or rows (${shape?.types}; ids ${range?.lo}..${range?.hi}): rebuilding it`);
-      await sql.unsafe(`DROP TABLE ${table}`);
+      await sql.query(`DROP TABLE ${table}`);
     }
     log(`creating ${table} (${rows.toLocaleString('en-US')} rows, once)...`);
     const t0 = performance.now();
-    await sql.unsafe('CREATE SCHEMA IF NOT EXISTS bench');
-    await sql.unsafe(`DROP TABLE IF EXISTS ${table}_building`);
-    await sql.unsafe(createSql(`${table}_building`, rows));
-    await sql.unsafe(`ALTER TABLE ${table}_building ADD CONSTRAINT ${name}_pkey PRIMARY KEY (id)`);
-    await sql.unsafe(`VACUUM ANALYZE ${table}_building`);
-    await sql.unsafe(`ALTER TABLE ${table}_building RENAME TO ${name}`);
+    await sql.query('CREATE SCHEMA IF NOT EXISTS bench');
+    await sql.query(`DROP TABLE IF EXISTS ${table}_building`);
+    await sql.query(createSql(`${table}_building`, rows));
+    await sql.query(`ALTER TABLE ${table}_building ADD CONSTRAINT ${name}_pkey PRIMARY KEY (id)`);
+    await sql.query(`VACUUM ANALYZE ${table}_building`);
+    await sql.query(`ALTER TABLE ${table}_building RENAME TO ${name}`);
     log(`  created in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     return true;
   } finally {
-    await sql.end({ timeout: 2 });
+    await sql.end();
   }
 }
 

@@ -14,13 +14,16 @@ import ts from 'typescript';
  */
 export const POSTGRES_ALLOWED_PREFIXES = ['src/datasources/postgres/', 'src/catalog/postgres/'] as const;
 
-/** Matched by exact name or name + '/': `postgres-array` is another package. */
+/**
+ * The PostgreSQL packages Sluice installs: node-postgres (its one client) with
+ * its protocol, cursor and COPY packages, the SQL parser, PGlite. Matched by
+ * exact name or name + '/': `postgres-array` is another package.
+ */
 export const POSTGRES_PACKAGES = [
   'pg',
   'pg-cursor',
   'pg-copy-streams',
   'pg-protocol',
-  'postgres',
   'libpg-query',
   '@electric-sql/pglite',
   '@electric-sql/pglite-socket',

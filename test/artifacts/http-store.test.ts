@@ -15,8 +15,8 @@ let artifactId: string;
 
 beforeAll(async () => {
   server = await startTestServer();
-  await server.sql.unsafe(`drop schema if exists ${SCHEMA} cascade; create schema ${SCHEMA}`);
-  await server.sql.unsafe(`create table ${SCHEMA}.sales as
+  await server.sql.query(`drop schema if exists ${SCHEMA} cascade; create schema ${SCHEMA}`);
+  await server.sql.query(`create table ${SCHEMA}.sales as
     select g::int8 as id, (array['north','south','east'])[1 + g % 3] as region,
            (g * 1.37)::numeric(14,2) as amount, 9007199254740993::int8 + g as big, case when g % 10 = 0 then null else g % 5 end as bucket
       from generate_series(1, 4000) g`);
@@ -24,7 +24,7 @@ beforeAll(async () => {
   artifactId = r.body.data.artifact.id;
 });
 afterAll(async () => {
-  await server.sql.unsafe(`drop schema if exists ${SCHEMA} cascade`).catch(() => undefined);
+  await server.sql.query(`drop schema if exists ${SCHEMA} cascade`).catch(() => undefined);
   await server?.stop();
 });
 
@@ -50,7 +50,7 @@ describe('aggregate', () => {
       },
     });
     expect(r.status).toBe(200);
-    const truth = await server.sql.unsafe(`select region, count(*)::text c, sum(amount)::text total, sum(big)::text big, count(distinct bucket)::text d, min(amount)::text mn, max(id)::text mx
+    const truth = await server.sql.query(`select region, count(*)::text c, sum(amount)::text total, sum(big)::text big, count(distinct bucket)::text d, min(amount)::text mn, max(id)::text mx
       from ${SCHEMA}.sales group by region order by sum(amount) desc`);
     expect(r.body.data.columns.map((c: { name: string }) => c.name)).toEqual(['region', 'count', 'total', 'sum_big', 'count_distinct_bucket', 'min_amount', 'max_id']);
     expect(r.body.data.rows).toEqual(truth.map((t) => [t.region, t.c, t.total, t.big, t.d, t.mn, t.mx]));
@@ -62,7 +62,7 @@ describe('aggregate', () => {
     });
     expect(r.body.data.rows).toHaveLength(2);
     expect(r.body.data.truncated).toBe(true);
-    const [truth] = await server.sql.unsafe(`select count(*)::text c from ${SCHEMA}.sales where region = 'north' and bucket = 0`);
+    const [truth] = await server.sql.query(`select count(*)::text c from ${SCHEMA}.sales where region = 'north' and bucket = 0`);
     expect(r.body.data.rows[0]).toEqual([0, truth!.c]);
   });
 
@@ -95,7 +95,7 @@ describe('download', () => {
     writeFileSync(file, Buffer.from(await parquet.arrayBuffer()));
     const duck = await (await DuckDBInstance.create(':memory:')).connect();
     const reader = await duck.runAndReadAll(`select count(*)::int, sum(amount)::varchar from read_parquet('${file}')`);
-    const [truth] = await server.sql.unsafe(`select sum(amount)::text s from ${SCHEMA}.sales`);
+    const [truth] = await server.sql.query(`select sum(amount)::text s from ${SCHEMA}.sales`);
     expect(reader.getRowsJS()[0]).toEqual([4000, truth!.s]);
     const csv = await (await fetch(`${server.sluice.url}/api/artifacts/${artifactId}/download?format=csv`, { headers: { 'x-token': TOKENS.admin } })).text();
     const lines = csv.trim().split('\n');

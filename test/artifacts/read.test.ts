@@ -53,7 +53,7 @@ async function readAll(body: ReadBody, id: string = artifactId): Promise<{ rows:
 
 /** Ids from PostgreSQL for the same WHERE; artifact order is id order, so id is the last sort key. */
 async function truthIds(where: string, params: unknown[] = [], order = 'id'): Promise<number[]> {
-  const rows = await server.sql.unsafe(`SELECT id FROM ${TABLE} WHERE ${where} ORDER BY ${order}`, params as never[]);
+  const rows = await server.sql.query(`SELECT id FROM ${TABLE} WHERE ${where} ORDER BY ${order}`, params as never[]);
   return rows.map((r) => r.id as number);
 }
 
@@ -61,10 +61,10 @@ const submit = (sql: string, token: string = TOKENS.admin): Promise<string> => c
 
 beforeAll(async () => {
   server = await startTestServer();
-  await server.sql.unsafe(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await server.sql.unsafe(`CREATE SCHEMA ${SCHEMA}`);
+  await server.sql.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  await server.sql.query(`CREATE SCHEMA ${SCHEMA}`);
   // Duplicate keys everywhere (grp has 7 values, name 40) and NULLs in every column but id.
-  await server.sql.unsafe(`
+  await server.sql.query(`
     CREATE TABLE ${TABLE} (
       id int4 PRIMARY KEY,
       grp int4,
@@ -76,7 +76,7 @@ beforeAll(async () => {
       d date,
       f float8
     )`);
-  await server.sql.unsafe(`
+  await server.sql.query(`
     INSERT INTO ${TABLE}
     SELECT i,
            CASE WHEN i % 11 = 0 THEN NULL ELSE i % 7 END,
@@ -92,7 +92,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.sql.unsafe(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  await server?.sql.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
   await server?.stop();
 });
 
@@ -239,7 +239,7 @@ describe('filters', () => {
     const injectedColumn = await read({ filters: [{ column: 'id" IS NOT NULL OR "id', op: 'is_null' }] });
     expect(injectedColumn.body.errorCode).toBe('VALIDATION_ERROR');
     expect((await read({ limit: 1000 })).body.data.rows).toHaveLength(1000);
-    const counted = await server.sql.unsafe(`SELECT count(*)::int AS n FROM ${TABLE}`);
+    const counted = await server.sql.query(`SELECT count(*)::int AS n FROM ${TABLE}`);
     expect(counted[0]!.n).toBe(ROWS);
   });
 
@@ -527,7 +527,7 @@ describe('an artifact of several Parquet parts', () => {
 
   beforeAll(async () => {
     // About 36 MB of CSV: more than one part (a part closes after 32 MB).
-    await server.sql.unsafe(`CREATE TABLE ${BIG} AS SELECT i AS id, i % 3 AS grp, repeat(md5(i::text), 3) || lpad(i::text, 14, '0') AS pad FROM generate_series(1, ${BIG_ROWS}) AS i`);
+    await server.sql.query(`CREATE TABLE ${BIG} AS SELECT i AS id, i % 3 AS grp, repeat(md5(i::text), 3) || lpad(i::text, 14, '0') AS pad FROM generate_series(1, ${BIG_ROWS}) AS i`);
     bigId = await submit(`SELECT * FROM ${BIG} ORDER BY id`);
     const { cursorKey } = JSON.parse(readFileSync(join(server.dataDir, 'secrets.json'), 'utf8')) as { cursorKey: string };
     codec = new CursorCodec(cursorKey);
@@ -574,7 +574,7 @@ describe('an artifact of several Parquet parts', () => {
       for (const limit of [1, 1000]) {
         const r = await read({ limit, cursor: cursorAt({}, offset) }, TOKENS.admin, bigId);
         expect(r.status, JSON.stringify(r.body)).toBe(200);
-        const truth = await server.sql.unsafe(`SELECT id, grp, pad FROM ${BIG} ORDER BY id OFFSET ${offset} LIMIT ${limit}`);
+        const truth = await server.sql.query(`SELECT id, grp, pad FROM ${BIG} ORDER BY id OFFSET ${offset} LIMIT ${limit}`);
         expect(r.body.data.rows, `offset ${offset}, limit ${limit}`).toEqual(truth.map((t) => [t.id, t.grp, t.pad]));
         expect(r.body.data.nextCursor === null, `offset ${offset}, limit ${limit}`).toBe(offset + limit >= BIG_ROWS);
       }
@@ -593,7 +593,7 @@ describe('an artifact of several Parquet parts', () => {
         const r = await read({ ...body, cursor }, TOKENS.admin, bigId);
         expect(r.status, JSON.stringify(r.body)).toBe(200);
         const names = columns ?? ['id', 'grp', 'pad'];
-        const truth = await server.sql.unsafe(`SELECT ${names.join(', ')} FROM ${BIG} ORDER BY id OFFSET ${offset} LIMIT 100`);
+        const truth = await server.sql.query(`SELECT ${names.join(', ')} FROM ${BIG} ORDER BY id OFFSET ${offset} LIMIT 100`);
         expect(r.body.data.columns.map((c: { name: string }) => c.name)).toEqual(names);
         expect(r.body.data.rows, `${names.join(',')} at ${offset}`).toEqual(truth.map((t) => names.map((n) => t[n])));
         offset += 100;
@@ -610,12 +610,12 @@ describe('an artifact of several Parquet parts', () => {
 
   it('a filtered walk and sorted pages anywhere in the result match PostgreSQL', async () => {
     const filtered = await readAll({ columns: ['id'], filters: [{ column: 'id', op: 'starts_with', value: '29' }], limit: 1000 }, bigId);
-    expect(filtered.rows.map((r) => r[0])).toEqual((await server.sql.unsafe(`SELECT id FROM ${BIG} WHERE starts_with(id::text, '29') ORDER BY id`)).map((t) => t.id));
+    expect(filtered.rows.map((r) => r[0])).toEqual((await server.sql.query(`SELECT id FROM ${BIG} WHERE starts_with(id::text, '29') ORDER BY id`)).map((t) => t.id));
     const body: ReadBody = { columns: ['id', 'grp'], sort: [{ column: 'grp', direction: 'desc' }] };
     for (const offset of [0, 99_990, 100_000, 150_000, 199_995, 250_000, BIG_ROWS - 10]) {
       const r = await read({ ...body, limit: 20, cursor: cursorAt(body, offset) }, TOKENS.admin, bigId);
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      const truth = await server.sql.unsafe(`SELECT id, grp FROM ${BIG} ORDER BY grp DESC, id OFFSET ${offset} LIMIT 20`);
+      const truth = await server.sql.query(`SELECT id, grp FROM ${BIG} ORDER BY grp DESC, id OFFSET ${offset} LIMIT 20`);
       expect(r.body.data.rows, `offset ${offset}`).toEqual(truth.map((t) => [t.id, t.grp]));
     }
   }, 120_000);

@@ -14,9 +14,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
+import { openAdminSql, type AdminSql } from '../helpers/admin-sql.ts';
 import { createArtifact, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 import { PG_SKIP_REASON, PG_URL } from '../catalog/pg-test-schemas.ts';
@@ -37,7 +37,7 @@ interface StoredPart {
 describe.skipIf(SKIP)(skipNote(SKIP, 'a server on the PostgreSQL catalog and S3 bytes, over HTTP', PG_SKIP_REASON ?? ''), () => {
   let s3: TestS3Server;
   let catalogDb: Awaited<ReturnType<typeof createCatalogDatabase>>;
-  let catalogSql: postgres.Sql;
+  let catalogSql: AdminSql;
   let bucket: S3Client;
   let remote: TestServer;
   let local: TestServer;
@@ -48,11 +48,11 @@ describe.skipIf(SKIP)(skipNote(SKIP, 'a server on the PostgreSQL catalog and S3 
     s3 = await startS3Server(`sluice-e2e-${RUN}`);
     bucket = bucketClient(s3);
     catalogDb = await createCatalogDatabase(PG_URL!);
-    catalogSql = postgres(catalogDb.url, { max: 1, onnotice: () => undefined });
+    catalogSql = openAdminSql(catalogDb.url);
     [remote, local] = await Promise.all([startTestServer(remoteStoreEnv(catalogDb.url, s3, PREFIX)), startTestServer()]);
     // Types whose encoding differs most between stores if anything differs: exact decimals, int8, microsecond timestamps, NULLs, text.
-    await remote.sql.unsafe(`create schema ${SCHEMA}`);
-    await remote.sql.unsafe(`create table ${SCHEMA}.facts as
+    await remote.sql.query(`create schema ${SCHEMA}`);
+    await remote.sql.query(`create table ${SCHEMA}.facts as
       select g::int8 as id, (array['north','south','east',null])[1 + g % 4] as region, (g * 1.37)::numeric(14,2) as amount,
              g % 7 = 0 as flag, timestamptz '2026-01-01 00:00:00Z' + g * interval '61.123456 seconds' as at,
              case when g % 11 = 0 then null else md5(g::text) end as note, 9007199254740993::int8 + g as big
@@ -68,9 +68,9 @@ describe.skipIf(SKIP)(skipNote(SKIP, 'a server on the PostgreSQL catalog and S3 
   });
 
   afterAll(async () => {
-    await remote?.sql.unsafe(`drop schema if exists ${SCHEMA} cascade`).catch(() => undefined);
+    await remote?.sql.query(`drop schema if exists ${SCHEMA} cascade`).catch(() => undefined);
     await Promise.allSettled([remote?.stop(), local?.stop()]);
-    await catalogSql?.end({ timeout: 5 });
+    await catalogSql?.end();
     bucket?.destroy();
     await s3?.close();
     await catalogDb?.drop();
@@ -78,7 +78,7 @@ describe.skipIf(SKIP)(skipNote(SKIP, 'a server on the PostgreSQL catalog and S3 
 
   /** The stored parts of an artifact, as the catalog records them and the bucket keys them. */
   async function storedParts(id: string): Promise<StoredPart[]> {
-    const [row] = await catalogSql`SELECT b.location, b.parts FROM sluice.artifacts a JOIN sluice.blobs b ON b.hash = a.hash WHERE a.id = ${id}`;
+    const [row] = await catalogSql.query('SELECT b.location, b.parts FROM sluice.artifacts a JOIN sluice.blobs b ON b.hash = a.hash WHERE a.id = $1', [id]);
     expect(row, `no catalog row for ${id}`).toBeDefined();
     const parts = JSON.parse(row!.parts as string) as { name: string; sha256: string; bytes: number }[];
     return parts.map((p) => ({ key: `${PREFIX}/objects/${row!.location as string}/${p.name}`, sha256: p.sha256, bytes: p.bytes }));

@@ -14,23 +14,23 @@ import { readdirSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join, relative } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import postgres from 'postgres';
+import { openAdminSql } from '../helpers/admin-sql.ts';
 import type { TestS3Server } from '../helpers/s3-server.ts';
 
 /** A database of this file's own on the test server, dropped (connections and all) when the file ends. */
 export async function createCatalogDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `sluice_e2e_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => undefined });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const admin = openAdminSql(baseUrl);
+  await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     async drop() {
       try {
-        await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
-        await admin.end({ timeout: 5 });
+        await admin.end();
       }
     },
   };

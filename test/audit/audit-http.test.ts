@@ -41,11 +41,11 @@ beforeAll(async () => {
   modelsDir = mkdtempSync(join(tmpdir(), 'sluice-audit-models-'));
   writeFileSync(join(modelsDir, 'audit.yml'), MODEL);
   server = await startTestServer({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: LLM_BASE, SLUICE_AI_MODEL: 'fake-model', SLUICE_MODELS_DIR: modelsDir });
-  await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
-  await server.sql.unsafe(`create table ${S}.sales as select g as id, (array['north','south'])[1 + g % 2] as region, (g % 7)::numeric(10,2) as amount from generate_series(1, 200) g`);
+  await server.sql.query(`drop schema if exists ${S} cascade; create schema ${S}`);
+  await server.sql.query(`create table ${S}.sales as select g as id, (array['north','south'])[1 + g % 2] as region, (g % 7)::numeric(10,2) as amount from generate_series(1, 200) g`);
 });
 afterAll(async () => {
-  await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
+  await server?.sql.query(`drop schema if exists ${S} cascade`).catch(() => undefined);
   await server?.stop();
   llm?.close();
   rmSync(modelsDir, { recursive: true, force: true });
@@ -101,7 +101,7 @@ describe('what the audit records', () => {
     expect(xMore).toEqual([]);
     expect(x).toMatchObject({ action: 'query', outcome: 'refused', errorCode: 'READ_ONLY_VIOLATION', sql: `delete from ${S}.sales`, principal: 'reader', datasource: 'default', route: '/api/queries', rows: null });
     // Nothing was deleted, the audit changed nothing either.
-    expect((await server.sql.unsafe(`select count(*)::int as n from ${S}.sales`))[0]!.n).toBe(200);
+    expect((await server.sql.query(`select count(*)::int as n from ${S}.sales`))[0]!.n).toBe(200);
   });
 
   it('records reads, aggregates, downloads and deletes with the artifact, route template and rows; another principal is refused', async () => {

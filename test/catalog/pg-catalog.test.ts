@@ -4,10 +4,10 @@
  * reached (never, or no longer) is STORAGE_UNAVAILABLE without a credential
  * in sight.
  */
-import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPgCatalog } from '../../src/catalog/postgres/pg-catalog.ts';
 import { PG_MIGRATIONS } from '../../src/catalog/postgres/pg-migrations.ts';
+import { openAdminSql } from '../helpers/admin-sql.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 import { switchableRelay } from '../artifacts/remote-store-setup.ts';
 import { commitRequest, created, errorOf } from './catalog-fixtures.ts';
@@ -21,20 +21,20 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'Post
   it('migrates an empty schema exactly once when five replicas open it at the same moment', async () => {
     const schema = schemas.fresh();
     const catalogs = await Promise.all(Array.from({ length: 5 }, () => openPgCatalog({ url: PG_URL!, schema, maxConnections: 1, ...QUOTAS })));
-    const sql = postgres(PG_URL!, { max: 1, onnotice: () => undefined });
+    const sql = openAdminSql(PG_URL!);
     try {
-      const applied = await sql`SELECT version, name, applied_at FROM ${sql(schema)}.schema_migrations ORDER BY version`;
+      const applied = await sql.query(`SELECT version, name, applied_at FROM "${schema}".schema_migrations ORDER BY version`);
       expect(applied.map((r) => [r.version, r.name])).toEqual(PG_MIGRATIONS.map((m) => [m.version, m.name]));
       // The one row migration 1 inserts is there once: a second run would have added it again or failed.
-      expect((await sql`SELECT count(*)::int AS n FROM ${sql(schema)}.workspace_usage`)[0]!.n).toBe(1);
+      expect((await sql.query(`SELECT count(*)::int AS n FROM "${schema}".workspace_usage`))[0]!.n).toBe(1);
       const reopened = await openPgCatalog({ url: PG_URL!, schema, maxConnections: 1, ...QUOTAS });
-      const again = await sql`SELECT version, applied_at FROM ${sql(schema)}.schema_migrations ORDER BY version`;
+      const again = await sql.query(`SELECT version, applied_at FROM "${schema}".schema_migrations ORDER BY version`);
       expect(again.map((r) => [r.version, (r.applied_at as Date).toISOString()])).toEqual(applied.map((r) => [r.version, (r.applied_at as Date).toISOString()]));
       catalogs.push(reopened);
       for (const catalog of catalogs) expect((await catalog.usage('alice')).workspace.artifacts).toBe(0);
     } finally {
       await Promise.all(catalogs.map((c) => c.close()));
-      await sql.end({ timeout: 5 });
+      await sql.end();
     }
   });
 
@@ -62,25 +62,25 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'Post
     const schema = schemas.fresh();
     const applicationName = `sluice-catalog-killed-${schema}`;
     const catalog = await openPgCatalog({ url: PG_URL!, schema, maxConnections: 1, applicationName, ...QUOTAS });
-    const holder = postgres(PG_URL!, { max: 2, onnotice: () => undefined });
+    const holder = openAdminSql(PG_URL!, { max: 2 });
     const uncaught: unknown[] = [];
     const onUncaught = (error: unknown): void => void uncaught.push(error);
     process.on('uncaughtException', onUncaught);
     try {
       // Another session holds the workspace row, so the commit waits inside its transaction on its FOR UPDATE.
-      const reserved = await holder.reserve();
-      await reserved`BEGIN`;
-      await reserved`SELECT * FROM ${holder(schema)}.workspace_usage FOR UPDATE`;
+      const reserved = await holder.connect();
+      await reserved.query('BEGIN');
+      await reserved.query(`SELECT * FROM "${schema}".workspace_usage FOR UPDATE`);
       const commit = errorOf(catalog.commit(commitRequest()));
       let pid: number | undefined;
       for (let i = 0; i < 100 && pid === undefined; i++) {
         await new Promise((r) => setTimeout(r, 50));
-        [{ pid } = { pid: undefined }] = await holder`SELECT pid FROM pg_stat_activity WHERE application_name = ${applicationName} AND wait_event_type = 'Lock'`;
+        [{ pid } = { pid: undefined }] = await holder.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [applicationName]);
       }
       expect(pid).toBeDefined();
-      await holder`SELECT pg_terminate_backend(${pid!})`;
+      await holder.query('SELECT pg_terminate_backend($1)', [pid!]);
       expect(await commit).toMatchObject({ code: 'STORAGE_UNAVAILABLE', status: 503 });
-      await reserved`ROLLBACK`;
+      await reserved.query('ROLLBACK');
       reserved.release();
       // The driver's own clean-up after a dead connection must not throw where nobody can catch it.
       await new Promise((r) => setTimeout(r, 200));
@@ -89,7 +89,7 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'Post
     } finally {
       process.off('uncaughtException', onUncaught);
       await catalog.close();
-      await holder.end({ timeout: 5 });
+      await holder.end();
     }
   });
 
@@ -99,16 +99,16 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'Post
     const lines: string[] = [];
     const log = { info: (line: string) => void lines.push(line), error: (line: string) => void lines.push(line) };
     const catalog = await openPgCatalog({ url: PG_URL!, schema, maxConnections: 1, applicationName, log, ...QUOTAS });
-    const killer = postgres(PG_URL!, { max: 1, onnotice: () => undefined });
+    const killer = openAdminSql(PG_URL!);
     try {
       await catalog.usage('alice');
-      await killer`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${applicationName}`;
+      await killer.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
       for (let i = 0; i < 100 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
       expect(lines).toEqual(['An idle connection of the artifact catalog failed; it is dropped, and the next statement opens another.']);
       expect((await catalog.usage('alice')).workspace.artifacts).toBe(0);
     } finally {
       await catalog.close();
-      await killer.end({ timeout: 5 });
+      await killer.end();
     }
   });
 

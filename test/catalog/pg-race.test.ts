@@ -7,10 +7,10 @@
  * raced the same way: a check-then-write would hand it to both.
  */
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/catalog/catalog.ts';
 import { openPgCatalog } from '../../src/catalog/postgres/pg-catalog.ts';
+import { openAdminSql } from '../helpers/admin-sql.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 import { Clock, commitOk, commitRequest, hashOf, type RequestShape } from './catalog-fixtures.ts';
 import { PG_SKIP_REASON, PG_URL, TestSchemas } from './pg-test-schemas.ts';
@@ -33,10 +33,10 @@ async function replicas(quotas: { principal: number; workspace: number }): Promi
   const open = (applicationName: string) =>
     openPgCatalog({ url: PG_URL!, schema, maxConnections: 1, applicationName, principalQuotaBytes: quotas.principal, workspaceQuotaBytes: quotas.workspace, now: clock.now });
   const [first, second] = await Promise.all(names.map(open));
-  const admin = postgres(PG_URL!, { max: 2, onnotice: () => undefined, connection: { search_path: `"${schema}"` } });
+  const admin = openAdminSql(PG_URL!, { max: 2, searchPath: `"${schema}"` });
   const waiting = async () => {
-    const rows = await admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name IN ${admin(names)} AND wait_event_type = 'Lock'`;
-    return rows[0]!.n as number;
+    const rows = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ANY($1) AND wait_event_type = 'Lock'", [names]);
+    return rows[0]!.n;
   };
   return {
     first: first!,
@@ -44,7 +44,7 @@ async function replicas(quotas: { principal: number; workspace: number }): Promi
     async race<R>(locks: string[], both: () => Promise<R>): Promise<R> {
       let result: Promise<R> | undefined;
       await admin.begin(async (tx) => {
-        for (const statement of locks) await tx.unsafe(statement);
+        for (const statement of locks) await tx.query(statement);
         result = both();
         // Polls until both commits are blocked on the held rows: an event to wait for, not a duration.
         while ((await waiting()) < 2) await new Promise((r) => setTimeout(r, 10));
@@ -52,7 +52,7 @@ async function replicas(quotas: { principal: number; workspace: number }): Promi
       return result!;
     },
     async close() {
-      await Promise.all([first!.close(), second!.close(), admin.end({ timeout: 5 })]);
+      await Promise.all([first!.close(), second!.close(), admin.end()]);
     },
   };
 }

@@ -6,7 +6,7 @@
  * skip, and say why, without TEST_DATABASE_URL or on the embedded one.
  */
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import { openAdminSql } from '../helpers/admin-sql.ts';
 
 export const PG_URL = process.env.TEST_DATABASE_URL;
 export const PG_SKIP_REASON =
@@ -27,11 +27,11 @@ export class TestSchemas {
 
   async dropAll(): Promise<void> {
     if (PG_URL === undefined || this.#names.length === 0) return;
-    const sql = postgres(PG_URL, { max: 1, onnotice: () => undefined });
+    const sql = openAdminSql(PG_URL);
     try {
-      for (const name of this.#names.splice(0)) await sql.unsafe(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+      for (const name of this.#names.splice(0)) await sql.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
     } finally {
-      await sql.end({ timeout: 5 });
+      await sql.end();
     }
   }
 }

@@ -54,18 +54,18 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: A
     modelsDir = mkdtempSync(join(tmpdir(), 'sluice-console-models-'));
     writeFileSync(join(modelsDir, 'console.yml'), MODEL);
     server = await startTestServer({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: LLM_BASE, SLUICE_AI_MODEL: 'fake-model', SLUICE_MODELS_DIR: modelsDir });
-    await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
-    await server.sql.unsafe(`create table ${S}.sales as
+    await server.sql.query(`drop schema if exists ${S} cascade; create schema ${S}`);
+    await server.sql.query(`create table ${S}.sales as
       select g::int8 as id, (array['north','south','east','west'])[1 + g % 4] as region, (array['web','store'])[1 + g % 2] as channel, (g * 1.25)::numeric(12,2) as amount
       from generate_series(1, 400) g`);
-    await server.sql.unsafe(`create table ${S}.returns as
+    await server.sql.query(`create table ${S}.returns as
       select g::int8 as id, (array['north','south','east','west'])[1 + g % 4] as region, (g * 60.5)::numeric(12,2) as amount
       from generate_series(1, 40) g`);
     browser = await launch();
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
-    await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
+    await server?.sql.query(`drop schema if exists ${S} cascade`).catch(() => undefined);
     await server?.stop();
     llm?.close();
     if (modelsDir) rmSync(modelsDir, { recursive: true, force: true });
@@ -159,9 +159,9 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: A
       await page.getByText('Returned all 4 rows.').waitFor();
       const rows = await page.locator('main:not([hidden]) table tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).slice(1).map((td) => td.textContent)));
       // Ground truth from the database: revenue per region, and refunds per region.
-      const truth = await server.sql`select s.region, s.revenue::text, r.refunded::text from
-        (select region, sum(amount) as revenue from ${server.sql(S)}.sales group by region) s
-        left join (select region, sum(amount) as refunded from ${server.sql(S)}.returns group by region) r using (region) order by region`;
+      const truth = await server.sql.query(`select s.region, s.revenue::text, r.refunded::text from
+        (select region, sum(amount) as revenue from ${S}.sales group by region) s
+        left join (select region, sum(amount) as refunded from ${S}.returns group by region) r using (region) order by region`);
       const byRegion = new Map(rows.map((r) => [r.find((v) => truth.some((t) => t.region === v)), r]));
       for (const t of truth) {
         expect(byRegion.get(t.region), t.region).toEqual(expect.arrayContaining([t.revenue, t.refunded]));

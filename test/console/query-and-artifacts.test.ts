@@ -24,9 +24,9 @@ let current: WatchedPage | null = null;
 describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: sign-in, Query, Artifacts', NO_BROWSER), () => {
   beforeAll(async () => {
     server = await startTestServer();
-    await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
+    await server.sql.query(`drop schema if exists ${S} cascade; create schema ${S}`);
     // Values a JS Number or Date would change: the largest int8, a 29-digit numeric, microseconds.
-    await server.sql.unsafe(`create table ${S}.orders as
+    await server.sql.query(`create table ${S}.orders as
       select g::int8 as id,
              (9223372036854775807 - g + 1)::int8 as big,
              ('12345678901234567890.12345678' || (g % 10))::numeric as exact,
@@ -37,7 +37,7 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
-    await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
+    await server?.sql.query(`drop schema if exists ${S} cascade`).catch(() => undefined);
     await server?.stop();
   });
   afterEach(async () => {
@@ -208,7 +208,7 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
       const { page } = watched;
       await runSql(watched, `SELECT pg_sleep(${seconds}) AS slept`);
       await page.getByRole('status').getByText(/rows so far, .* elapsed/).waitFor();
-      const sleeping = () => server.sql`select count(*)::int as n from pg_stat_activity where state = 'active' and query like ${`%pg_sleep(${seconds})%`} and pid <> pg_backend_pid()`;
+      const sleeping = () => server.sql.query(`select count(*)::int as n from pg_stat_activity where state = 'active' and query like $1 and pid <> pg_backend_pid()`, [`%pg_sleep(${seconds})%`]);
       if (!EMBEDDED) await expect.poll(async () => (await sleeping())[0]!.n).toBe(1);
       await page.getByRole('button', { name: 'Cancel' }).click();
       await page.getByText('The query was cancelled; nothing was kept.').waitFor();

@@ -47,13 +47,13 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
     modelsDir = mkdtempSync(join(tmpdir(), 'sluice-console-sessions-'));
     writeFileSync(join(modelsDir, 'sold.yml'), MODEL);
     server = await startTestServer({ SLUICE_MODELS_DIR: modelsDir });
-    await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
-    await server.sql.unsafe(`create table ${S}.sold as select g::int8 as id, (array['north','south'])[1 + g % 2] as region, g::numeric(12,2) as amount from generate_series(1, 40) g`);
+    await server.sql.query(`drop schema if exists ${S} cascade; create schema ${S}`);
+    await server.sql.query(`create table ${S}.sold as select g::int8 as id, (array['north','south'])[1 + g % 2] as region, g::numeric(12,2) as amount from generate_series(1, 40) g`);
     browser = await launch();
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
-    await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
+    await server?.sql.query(`drop schema if exists ${S} cascade`).catch(() => undefined);
     await server?.stop();
     if (modelsDir) rmSync(modelsDir, { recursive: true, force: true });
   });

@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { loadConfig } from '../../src/config.ts';
 import { startSluice, type Sluice, type StartSeams } from '../../src/server.ts';
 import { quietLogger } from '../../src/logger.ts';
+import { openAdminSql, type AdminSql } from './admin-sql.ts';
 /** True when the suites run on the embedded database (see test/global-setup.ts), which cannot cancel or time out a running statement. */
 export const EMBEDDED = process.env.SLUICE_TEST_EMBEDDED === '1' || !process.env.TEST_DATABASE_URL;
 
@@ -25,7 +25,7 @@ export interface TestServer {
   dataDir: string;
   databaseUrl: string;
   /** A direct connection to the datasource, for ground truth and setup. */
-  sql: postgres.Sql;
+  sql: AdminSql;
   request(path: string, init?: { method?: string; body?: unknown; token?: string | null; headers?: Record<string, string>; rawBody?: string | Uint8Array<ArrayBuffer> }): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
@@ -60,7 +60,7 @@ export async function startTestServer(env: Record<string, string> = {}, seams: S
   const sluice = await startSluice(config, quietLogger, seams);
   await sluice.ready;
   const url = databaseUrl ?? (await embeddedUrl(sluice));
-  const sql = postgres(url, { max: 1, onnotice: () => undefined });
+  const sql = openAdminSql(url);
   return {
     sluice,
     dataDir,
@@ -86,7 +86,7 @@ export async function startTestServer(env: Record<string, string> = {}, seams: S
       return { status: response.status, body: parsed, headers: response.headers };
     },
     async stop() {
-      await sql.end({ timeout: 2 });
+      await sql.end();
       await sluice.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -57,16 +57,16 @@ beforeAll(async () => {
   mkdirSync(models);
   writeFileSync(join(models, 'web.yml'), `explores:\n  - { name: visits, table: ${S}.visits, dimensions: [{ name: page, type: string }], metrics: [{ name: visit_count, type: count }] }\n`);
   server = await startTestServer({ SLUICE_MCP_MAX_CHARS: '6000', SLUICE_MODELS_DIR: models });
-  await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
-  await server.sql.unsafe(`create table ${S}.events (id int8 primary key, payload text)`);
-  await server.sql.unsafe(`insert into ${S}.events select g, repeat('x', 40) || g from generate_series(1, 300) g`);
-  await server.sql.unsafe(`create table ${S}.visits as select (array['home','pricing','docs'])[1 + g % 3] as page from generate_series(1, 90) g`);
+  await server.sql.query(`drop schema if exists ${S} cascade; create schema ${S}`);
+  await server.sql.query(`create table ${S}.events (id int8 primary key, payload text)`);
+  await server.sql.query(`insert into ${S}.events select g, repeat('x', 40) || g from generate_series(1, 300) g`);
+  await server.sql.query(`create table ${S}.visits as select (array['home','pricing','docs'])[1 + g % 3] as page from generate_series(1, 90) g`);
   client = new Client({ name: 'sluice-conformance', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.sluice.url}/mcp`), { requestInit: { headers: { 'x-token': TOKENS.analyst } } }));
 });
 afterAll(async () => {
   await client?.close();
-  await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
+  await server?.sql.query(`drop schema if exists ${S} cascade`).catch(() => undefined);
   await server?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });

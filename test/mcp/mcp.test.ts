@@ -23,11 +23,11 @@ async function connect(token: string | null): Promise<Client> {
 beforeAll(async () => {
   // A cell bound below the size limit, so a cut value leaves room for its row.
   server = await startTestServer({ SLUICE_MCP_MAX_CHARS: '6000', SLUICE_PREVIEW_CELL_CHARS: '1000' });
-  await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
-  await server.sql.unsafe(`create table ${S}.events as select g::int8 as id, repeat('x', 40) || g as payload from generate_series(1, 2000) g`);
+  await server.sql.query(`drop schema if exists ${S} cascade; create schema ${S}`);
+  await server.sql.query(`create table ${S}.events as select g::int8 as id, repeat('x', 40) || g as payload from generate_series(1, 2000) g`);
 });
 afterAll(async () => {
-  await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
+  await server?.sql.query(`drop schema if exists ${S} cascade`).catch(() => undefined);
   await server?.stop();
 });
 
@@ -152,7 +152,7 @@ describe('MCP', () => {
     const result = (await client.callTool({ name: 'run_select', arguments: { sql: `delete from ${S}.events` } })) as any;
     expect(result.isError).toBe(true);
     expect(JSON.parse(result.content[0].text).errorCode).toBe('READ_ONLY_VIOLATION');
-    const [row] = await server.sql.unsafe(`select count(*)::int n from ${S}.events`);
+    const [row] = await server.sql.query(`select count(*)::int n from ${S}.events`);
     expect(row!.n).toBe(2000);
     await client.close();
   });

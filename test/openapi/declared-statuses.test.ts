@@ -52,12 +52,12 @@ beforeAll(async () => {
     // No model configured, a small body limit, and one request a minute per principal.
     startTestServer({ SLUICE_MODELS_DIR: modelsDir, SLUICE_BODY_LIMIT_BYTES: '2048', SLUICE_RATE_LIMIT_PER_MINUTE: '1' }),
   ]);
-  await main.sql.unsafe(`drop schema if exists ${SCHEMA} cascade; create schema ${SCHEMA}; create table ${SCHEMA}.items (id int8 primary key, name text)`);
+  await main.sql.query(`drop schema if exists ${SCHEMA} cascade; create schema ${SCHEMA}; create table ${SCHEMA}.items (id int8 primary key, name text)`);
   document = (await main.request('/openapi.json', { token: null })).body as Record<string, unknown>;
   recorder = new StatusRecorder(document);
 });
 afterAll(async () => {
-  await main?.sql.unsafe(`drop schema if exists ${SCHEMA} cascade`).catch(() => undefined);
+  await main?.sql.query(`drop schema if exists ${SCHEMA} cascade`).catch(() => undefined);
   await Promise.all([main?.stop(), limited?.stop()]);
   llm?.close();
   if (modelsDir) rmSync(modelsDir, { recursive: true, force: true });

@@ -19,9 +19,9 @@ let capped: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
   capped = await startTestServer({ SLUICE_MAX_ROWS: '100' });
-  await server.sql.unsafe(`drop schema if exists ${SCHEMA} cascade`);
-  await server.sql.unsafe(`create schema ${SCHEMA}`);
-  await server.sql.unsafe(`
+  await server.sql.query(`drop schema if exists ${SCHEMA} cascade`);
+  await server.sql.query(`create schema ${SCHEMA}`);
+  await server.sql.query(`
     create table ${TABLE} (id int4 primary key, label text, amount numeric(12,2), big int8);
     insert into ${TABLE}
       select g, 'item ' || g || case when g % 7 = 0 then E'\\nwith "quotes", commas' else '' end,
@@ -31,7 +31,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.sql.unsafe(`drop schema if exists ${SCHEMA} cascade`);
+  await server?.sql.query(`drop schema if exists ${SCHEMA} cascade`);
   await capped?.stop();
   await server?.stop();
 });
@@ -188,7 +188,7 @@ describe('the artifact is the database result', () => {
     const r = await runQuery(server, { sql, previewRows: 7 });
     expect(r.status).toBe(200);
     const data = r.body.data;
-    const counted = await server.sql<{ n: number }[]>`select count(*)::int as n from ${server.sql(SCHEMA)}.items`;
+    const counted = await server.sql.query<{ n: number }>(`select count(*)::int as n from ${SCHEMA}.items`);
     const n = counted[0]!.n;
     expect(n).toBe(ROWS);
     expect(data.completeness).toMatchObject({ status: 'INCOMPLETE', returnedRows: 7, totalRows: n, boundedBy: 'previewRows' });
@@ -207,8 +207,8 @@ describe('the artifact is the database result', () => {
 
     const all = await readAll(server, data.artifact.id, undefined, 500);
     expect(all.pages).toBe(Math.ceil(n / 500));
-    const truth = await server.sql<{ id: number; label: string; amount: string; big: string }[]>`
-      select id, label, amount::text as amount, big::text as big from ${server.sql(SCHEMA)}.items order by id`;
+    const truth = await server.sql.query<{ id: number; label: string; amount: string; big: string }>(`
+      select id, label, amount::text as amount, big::text as big from ${SCHEMA}.items order by id`);
     expect(all.rows).toHaveLength(truth.length);
     expect(all.rows).toEqual(truth.map((t) => [t.id, t.label, t.amount, t.big]));
     expect(data.preview.rows).toEqual(all.rows.slice(0, 7));

@@ -17,21 +17,21 @@ let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer();
-  await server.sql.unsafe(`drop schema if exists ${SCHEMA} cascade`);
-  await server.sql.unsafe(`create schema ${SCHEMA}`);
-  await server.sql.unsafe(`create table ${TABLE} (id int4 primary key, name text)`);
-  await server.sql.unsafe(`insert into ${TABLE} select g, 'n' || g from generate_series(1, ${ROWS}) g`);
-  await server.sql.unsafe(`create sequence ${SCHEMA}.seq`);
+  await server.sql.query(`drop schema if exists ${SCHEMA} cascade`);
+  await server.sql.query(`create schema ${SCHEMA}`);
+  await server.sql.query(`create table ${TABLE} (id int4 primary key, name text)`);
+  await server.sql.query(`insert into ${TABLE} select g, 'n' || g from generate_series(1, ${ROWS}) g`);
+  await server.sql.query(`create sequence ${SCHEMA}.seq`);
 });
 
 afterAll(async () => {
-  await server?.sql.unsafe(`drop schema if exists ${SCHEMA} cascade`);
+  await server?.sql.query(`drop schema if exists ${SCHEMA} cascade`);
   await server?.stop();
 });
 
 async function tableState(): Promise<{ n: number; names: string }> {
-  const rows = await server.sql<{ n: number; names: string }[]>`
-    select count(*)::int as n, coalesce(string_agg(name, ',' order by id), '') as names from ${server.sql(SCHEMA)}.t`;
+  const rows = await server.sql.query<{ n: number; names: string }>(`
+    select count(*)::int as n, coalesce(string_agg(name, ',' order by id), '') as names from ${SCHEMA}.t`);
   return rows[0]!;
 }
 
@@ -141,15 +141,15 @@ describe('READ_ONLY_VIOLATION', () => {
   }
 
   it('nothing was created either', async () => {
-    const rows = await server.sql`select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace
-      where n.nspname = ${SCHEMA} and c.relname = 'copy'`;
+    const rows = await server.sql.query(`select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = $1 and c.relname = 'copy'`, [SCHEMA]);
     expect(rows).toHaveLength(0);
-    const [seq] = await server.sql<{ last_value: string; is_called: boolean }[]>`select last_value::text, is_called from ${server.sql(SCHEMA)}.seq`;
+    const [seq] = await server.sql.query<{ last_value: string; is_called: boolean }>(`select last_value::text, is_called from ${SCHEMA}.seq`);
     expect(seq!.is_called).toBe(false);
   });
 
   it('the database refuses what slips past the parser: a volatile function that writes', async () => {
-    await server.sql.unsafe(`create or replace function ${SCHEMA}.sneaky() returns int language sql volatile as $$ delete from ${TABLE} returning 1 $$`);
+    await server.sql.query(`create or replace function ${SCHEMA}.sneaky() returns int language sql volatile as $$ delete from ${TABLE} returning 1 $$`);
     const before = await tableState();
     const r = await runQuery(server, { sql: `select ${SCHEMA}.sneaky()` });
     expectFailure(r, 'READ_ONLY_VIOLATION', 400);

@@ -57,9 +57,11 @@ export async function eventually(check: () => Promise<boolean> | boolean, timeou
 
 /** Backends other than the checker's own that are running a statement whose text contains `marker`. */
 export async function activeBackendsWith(server: TestServer, marker: string): Promise<number> {
-  const rows = await server.sql<{ n: number }[]>`
-    select count(*)::int as n from pg_stat_activity
-     where state = 'active' and pid <> pg_backend_pid() and position(${marker} in query) > 0`;
+  const rows = await server.sql.query<{ n: number }>(
+    `select count(*)::int as n from pg_stat_activity
+      where state = 'active' and pid <> pg_backend_pid() and position($1 in query) > 0`,
+    [marker],
+  );
   return rows[0]!.n;
 }
 

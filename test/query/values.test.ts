@@ -19,9 +19,9 @@ beforeAll(async () => {
   // Session settings the export must override: none of these may leak into a value.
   const foreign = 'TimeZone=Asia%2FKathmandu&DateStyle=SQL%2C%20DMY&IntervalStyle=iso_8601&extra_float_digits=-3&bytea_output=escape';
   server = await startTestServer(base ? { DATABASE_URL: `${base}${base.includes('?') ? '&' : '?'}${foreign}` } : {});
-  await server.sql.unsafe(`drop schema if exists ${SCHEMA} cascade`);
-  await server.sql.unsafe(`create schema ${SCHEMA}`);
-  await server.sql.unsafe(`
+  await server.sql.query(`drop schema if exists ${SCHEMA} cascade`);
+  await server.sql.query(`create schema ${SCHEMA}`);
+  await server.sql.query(`
     create table ${SCHEMA}.money (id int4, price numeric(12,2), ratio numeric(5,4), wide numeric);
     insert into ${SCHEMA}.money values
       (1, 12.5, 0.1234, 12345678901234567890.123456789012),
@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.sql.unsafe(`drop schema if exists ${SCHEMA} cascade`);
+  await server?.sql.query(`drop schema if exists ${SCHEMA} cascade`);
   await server?.stop();
 });
 
@@ -83,7 +83,7 @@ describe('numbers', () => {
   });
 
   it('NaN in a numeric(p,s) column is refused with what to cast, and the cast keeps it', async () => {
-    await server.sql.unsafe(`create table ${SCHEMA}.nan_case (x numeric(12,2)); insert into ${SCHEMA}.nan_case values (1.5), ('NaN')`);
+    await server.sql.query(`create table ${SCHEMA}.nan_case (x numeric(12,2)); insert into ${SCHEMA}.nan_case values (1.5), ('NaN')`);
     const refused = await runQuery(server, { sql: `select x from ${SCHEMA}.nan_case`, materialize: 'always' });
     expect(refused.status).toBe(400);
     expect(refused.body.errorCode).toBe('SQL_ERROR');
@@ -368,7 +368,7 @@ describe('bound parameters (the cursor path) encode like COPY', () => {
   it('parameters bind values, never SQL text', async () => {
     const r = await both(`select $1::text as t, $2::int4 as n`, [`'); drop table ${SCHEMA}.money; --`, 5]);
     expect(r.rows).toEqual([[`'); drop table ${SCHEMA}.money; --`, 5]]);
-    const [count] = await server.sql<{ n: number }[]>`select count(*)::int as n from ${server.sql(SCHEMA)}.money`;
+    const [count] = await server.sql.query<{ n: number }>(`select count(*)::int as n from ${SCHEMA}.money`);
     expect(count!.n).toBe(4);
   });
 

@@ -70,20 +70,20 @@ const ATTEMPTS: string[] = [
 ];
 
 async function snapshot(): Promise<string> {
-  const [rows] = await server.sql.unsafe(`select count(*)::text || ':' || coalesce(string_agg(v, ',' order by id), '') as s from ${C}.t`);
-  const [seq] = await server.sql.unsafe(`select last_value::text as v from ${C}.s`);
-  const [roles] = await server.sql.unsafe(`select count(*)::text as n from pg_roles where rolname = 'pwned'`);
-  const [tables] = await server.sql.unsafe(`select count(*)::text as n from pg_tables where schemaname = '${C}'`);
-  const [cols] = await server.sql.unsafe(`select count(*)::text as n from information_schema.columns where table_schema = '${C}'`);
+  const [rows] = await server.sql.query(`select count(*)::text || ':' || coalesce(string_agg(v, ',' order by id), '') as s from ${C}.t`);
+  const [seq] = await server.sql.query(`select last_value::text as v from ${C}.s`);
+  const [roles] = await server.sql.query(`select count(*)::text as n from pg_roles where rolname = 'pwned'`);
+  const [tables] = await server.sql.query(`select count(*)::text as n from pg_tables where schemaname = '${C}'`);
+  const [cols] = await server.sql.query(`select count(*)::text as n from information_schema.columns where table_schema = '${C}'`);
   return [rows!.s, seq!.v, roles!.n, tables!.n, cols!.n].join('|');
 }
 
 beforeAll(async () => {
   server = await startTestServer();
-  await server.sql.unsafe(`drop schema if exists ${C} cascade; create schema ${C}; create table ${C}.t (id int primary key, v text); insert into ${C}.t values (1, 'a'), (2, 'b'); create sequence ${C}.s`);
+  await server.sql.query(`drop schema if exists ${C} cascade; create schema ${C}; create table ${C}.t (id int primary key, v text); insert into ${C}.t values (1, 'a'), (2, 'b'); create sequence ${C}.s`);
 });
 afterAll(async () => {
-  await server?.sql.unsafe(`drop schema if exists ${C} cascade`).catch(() => undefined);
+  await server?.sql.query(`drop schema if exists ${C} cascade`).catch(() => undefined);
   await server?.stop();
 });
 

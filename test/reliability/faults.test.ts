@@ -23,7 +23,7 @@ describe.skipIf(EMBEDDED)(skipNote(EMBEDDED, 'faults', 'the embedded database ca
     let killed = 0;
     for (let i = 0; i < 50 && killed === 0; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      const rows = await server.sql.unsafe(`select pg_terminate_backend(pid) as ok from pg_stat_activity where query like '%${marker}%' and pid <> pg_backend_pid()`);
+      const rows = await server.sql.query(`select pg_terminate_backend(pid) as ok from pg_stat_activity where query like '%${marker}%' and pid <> pg_backend_pid()`);
       killed = rows.filter((r) => r.ok).length;
     }
     expect(killed).toBe(1);

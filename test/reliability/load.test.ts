@@ -28,14 +28,14 @@ const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync('/proc/self/st
 
 beforeAll(async () => {
   server = await startTestServer({ SLUICE_QUERY_WORKERS: '2', SLUICE_READ_WORKERS: '2' });
-  await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
-  await server.sql.unsafe(`create table ${S}.t as select g::int8 as id, g % 10 as bucket, (g * 3 % 1000)::numeric(10,2) as amount from generate_series(1, 20000) g`);
-  const sums = await server.sql.unsafe(`select bucket, sum(amount)::text s from ${S}.t group by 1`);
-  const ids = await server.sql.unsafe(`select t.id::text as id from ${S}.t t where bucket = 3 and amount > 500 order by t.amount desc, t.id limit 40`);
+  await server.sql.query(`drop schema if exists ${S} cascade; create schema ${S}`);
+  await server.sql.query(`create table ${S}.t as select g::int8 as id, g % 10 as bucket, (g * 3 % 1000)::numeric(10,2) as amount from generate_series(1, 20000) g`);
+  const sums = await server.sql.query(`select bucket, sum(amount)::text s from ${S}.t group by 1`);
+  const ids = await server.sql.query(`select t.id::text as id from ${S}.t t where bucket = 3 and amount > 500 order by t.amount desc, t.id limit 40`);
   truth = { byBucket: new Map(sums.map((r) => [Number(r.bucket), r.s])), filteredIds: ids.map((r) => r.id), count: 20000 };
 });
 afterAll(async () => {
-  await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
+  await server?.sql.query(`drop schema if exists ${S} cascade`).catch(() => undefined);
   await server?.stop();
 });
 

@@ -13,12 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { quietLogger } from '../../src/logger.ts';
 import { startSluice, type Sluice } from '../../src/server.ts';
 import { PG_SKIP_REASON, PG_URL } from '../catalog/pg-test-schemas.ts';
+import { openAdminSql, type AdminSql } from '../helpers/admin-sql.ts';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 
@@ -51,7 +51,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms:
 
 describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'replica faults', PG_SKIP_REASON ?? ''), () => {
   const database = `sluice_faults_${randomBytes(4).toString('hex')}`;
-  let admin: postgres.Sql;
+  let admin: AdminSql;
   let s3: TestS3Server;
   const dirs: string[] = [];
   const inProcess: Sluice[] = [];
@@ -73,8 +73,8 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'repl
   }
 
   beforeAll(async () => {
-    admin = postgres(PG_URL!, { max: 1, onnotice: () => undefined });
-    await admin.unsafe(`CREATE DATABASE ${database}`);
+    admin = openAdminSql(PG_URL!);
+    await admin.query(`CREATE DATABASE ${database}`);
     s3 = await startS3Server('sluice-faults');
     const catalogUrl = new URL(PG_URL!);
     catalogUrl.pathname = `/${database}`;
@@ -102,8 +102,8 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'repl
     child?.kill('SIGKILL');
     for (const sluice of inProcess) await sluice.stop();
     await s3?.close();
-    await admin?.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin?.end({ timeout: 2 });
+    await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin?.end();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 

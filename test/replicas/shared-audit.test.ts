@@ -7,12 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { quietLogger } from '../../src/logger.ts';
 import { startSluice, type Sluice } from '../../src/server.ts';
 import { PG_SKIP_REASON, PG_URL } from '../catalog/pg-test-schemas.ts';
+import { openAdminSql, type AdminSql } from '../helpers/admin-sql.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 
 const ADMIN = 'audit-replicas-admin-01';
@@ -26,7 +26,7 @@ interface Replica {
 
 describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'one audit trail for every replica', PG_SKIP_REASON ?? ''), () => {
   const database = `sluice_audit_${randomBytes(4).toString('hex')}`;
-  let admin: postgres.Sql;
+  let admin: AdminSql;
   const replicas: Replica[] = [];
 
   async function startReplica(catalogUrl: string): Promise<Replica> {
@@ -60,8 +60,8 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'one 
   }
 
   beforeAll(async () => {
-    admin = postgres(PG_URL!, { max: 1, onnotice: () => undefined });
-    await admin.unsafe(`CREATE DATABASE ${database}`);
+    admin = openAdminSql(PG_URL!);
+    await admin.query(`CREATE DATABASE ${database}`);
     const catalogUrl = new URL(PG_URL!);
     catalogUrl.pathname = `/${database}`;
     replicas.push(...(await Promise.all([startReplica(catalogUrl.toString()), startReplica(catalogUrl.toString())])));
@@ -72,8 +72,8 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'one 
       await r.sluice.stop();
       rmSync(r.dataDir, { recursive: true, force: true });
     }
-    await admin?.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin?.end({ timeout: 2 });
+    await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin?.end();
   });
 
   it('shows what either replica recorded through both, newest first, each entry once', async () => {

@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { quietLogger } from '../../src/logger.ts';
 import { startSluice, type Sluice } from '../../src/server.ts';
 import { PG_SKIP_REASON, PG_URL } from '../catalog/pg-test-schemas.ts';
+import { openAdminSql, type AdminSql } from '../helpers/admin-sql.ts';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 
@@ -38,7 +38,7 @@ interface Replica {
 
 describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'history shared by replicas', PG_SKIP_REASON ?? ''), () => {
   const database = `sluice_history_${randomBytes(4).toString('hex')}`;
-  let admin: postgres.Sql;
+  let admin: AdminSql;
   let s3: TestS3Server;
   let modelsDir: string;
   const replicas: Replica[] = [];
@@ -73,8 +73,8 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'hist
   }
 
   beforeAll(async () => {
-    admin = postgres(PG_URL!, { max: 1, onnotice: () => undefined });
-    await admin.unsafe(`CREATE DATABASE ${database}`);
+    admin = openAdminSql(PG_URL!);
+    await admin.query(`CREATE DATABASE ${database}`);
     const catalogUrl = new URL(PG_URL!);
     catalogUrl.pathname = `/${database}`;
     modelsDir = mkdtempSync(join(tmpdir(), 'sluice-history-models-'));
@@ -90,8 +90,8 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'hist
     }
     if (modelsDir !== undefined) rmSync(modelsDir, { recursive: true, force: true });
     await s3?.close();
-    await admin?.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin?.end({ timeout: 2 });
+    await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin?.end();
   });
 
   it('list one history through either replica, whichever ran each query, paged across them', async () => {

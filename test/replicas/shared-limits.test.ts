@@ -11,12 +11,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { quietLogger } from '../../src/logger.ts';
 import { startSluice, type Sluice } from '../../src/server.ts';
 import { PG_SKIP_REASON, PG_URL } from '../catalog/pg-test-schemas.ts';
+import { openAdminSql, type AdminSql } from '../helpers/admin-sql.ts';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 
@@ -60,8 +60,8 @@ async function until(what: string, probe: () => Promise<boolean>, ms = 20_000): 
 
 describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'limits and visualizations shared by replicas', PG_SKIP_REASON ?? ''), () => {
   const database = `sluice_limits_${randomBytes(4).toString('hex')}`;
-  let admin: postgres.Sql;
-  let catalogSql: postgres.Sql;
+  let admin: AdminSql;
+  let catalogSql: AdminSql;
   let s3: TestS3Server;
   let modelsDir: string;
   const replicas: Replica[] = [];
@@ -99,11 +99,11 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'limi
   }
 
   beforeAll(async () => {
-    admin = postgres(PG_URL!, { max: 1, onnotice: () => undefined });
-    await admin.unsafe(`CREATE DATABASE ${database}`);
+    admin = openAdminSql(PG_URL!);
+    await admin.query(`CREATE DATABASE ${database}`);
     const catalogUrl = new URL(PG_URL!);
     catalogUrl.pathname = `/${database}`;
-    catalogSql = postgres(catalogUrl.toString(), { max: 1, onnotice: () => undefined });
+    catalogSql = openAdminSql(catalogUrl.toString());
     modelsDir = mkdtempSync(join(tmpdir(), 'sluice-limits-models-'));
     writeFileSync(join(modelsDir, 'nums.yml'), MODEL);
     s3 = await startS3Server('sluice-limits');
@@ -117,9 +117,9 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'limi
     }
     if (modelsDir !== undefined) rmSync(modelsDir, { recursive: true, force: true });
     await s3?.close();
-    await catalogSql?.end({ timeout: 2 });
-    await admin?.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin?.end({ timeout: 2 });
+    await catalogSql?.end();
+    await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin?.end();
   });
 
   it('refuse requests past the per-principal rate limit when they are split between the replicas', async () => {
@@ -129,7 +129,7 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'limi
     // Each replica alone would accept all 12 of its requests: the limit is 20.
     expect(onA.map((r) => r.status)).toEqual(Array(12).fill(200));
     await until('the first replica to send its counts', async () => {
-      const [row] = await catalogSql`SELECT coalesce(sum(requests), 0)::int AS n FROM sluice.request_counts WHERE principal = 'limited' AND scope = 'api'`;
+      const [row] = await catalogSql.query("SELECT coalesce(sum(requests), 0)::int AS n FROM sluice.request_counts WHERE principal = 'limited' AND scope = 'api'");
       return row!.n === 12;
     });
     const onB: Answer[] = [];
@@ -150,7 +150,7 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'limi
 
   it('cap concurrent queries of a principal across replicas, and admit again once they are cancelled', async () => {
     const [a, b] = replicas as [Replica, Replica];
-    const running = async () => (await catalogSql`SELECT count(*)::int AS n FROM sluice.queries WHERE principal = 'runner' AND state = 'RUNNING'`)[0]!.n as number;
+    const running = async () => (await catalogSql.query<{ n: number }>("SELECT count(*)::int AS n FROM sluice.queries WHERE principal = 'runner' AND state = 'RUNNING'"))[0]!.n;
     const first = await a.call('runner', '/api/queries', { sql: 'SELECT pg_sleep(60) AS one', waitMs: 0 });
     const second = await b.call('runner', '/api/queries', { sql: 'SELECT pg_sleep(60) AS two', waitMs: 0 });
     expect([first.status, second.status]).toEqual([202, 202]);

@@ -11,12 +11,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { quietLogger } from '../../src/logger.ts';
 import { startSluice, type Sluice } from '../../src/server.ts';
 import { PG_SKIP_REASON, PG_URL } from '../catalog/pg-test-schemas.ts';
+import { openAdminSql, type AdminSql } from '../helpers/admin-sql.ts';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 
@@ -28,7 +28,7 @@ interface Replica {
 
 describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'replicas sharing one store', PG_SKIP_REASON ?? ''), () => {
   const database = `sluice_replicas_${randomBytes(4).toString('hex')}`;
-  let admin: postgres.Sql;
+  let admin: AdminSql;
   let s3: TestS3Server;
   const replicas: Replica[] = [];
   let token = '';
@@ -63,8 +63,8 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'repl
   }
 
   beforeAll(async () => {
-    admin = postgres(PG_URL!, { max: 1, onnotice: () => undefined });
-    await admin.unsafe(`CREATE DATABASE ${database}`);
+    admin = openAdminSql(PG_URL!);
+    await admin.query(`CREATE DATABASE ${database}`);
     s3 = await startS3Server('sluice-replicas');
     // Started together on an empty catalog: the migrations run once, and all agree on the secrets.
     replicas.push(...(await Promise.all([startReplica(), startReplica(), startReplica()])));
@@ -77,8 +77,8 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'repl
       rmSync(r.dataDir, { recursive: true, force: true });
     }
     await s3?.close();
-    await admin?.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin?.end({ timeout: 2 });
+    await admin?.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin?.end();
   });
 
   it('generate one admin token between them', () => {
@@ -130,7 +130,7 @@ describe.skipIf(PG_SKIP_REASON !== null)(skipNote(PG_SKIP_REASON !== null, 'repl
     const cancelled = await c.call(`/api/queries/${id}/cancel`, {});
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.data).toMatchObject({ state: 'CANCELLED', artifact: { decision: 'CANCELLED' } });
-    const running = await admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE ${`%${marker}%`} AND state = 'active' AND pid <> pg_backend_pid()`;
+    const running = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE $1 AND state = 'active' AND pid <> pg_backend_pid()", [`%${marker}%`]);
     expect(running[0]!.n).toBe(0);
     expect((await a.call(`/api/queries/${id}`)).body.data.state).toBe('CANCELLED');
     // An unknown query is NOT_FOUND on this replica too.

@@ -24,14 +24,14 @@ const artifactOf = (token: string, sql = `SELECT * FROM ${SCHEMA}.t ORDER BY id`
 
 beforeAll(async () => {
   server = await startTestServer();
-  await server.sql.unsafe(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await server.sql.unsafe(`CREATE SCHEMA ${SCHEMA}`);
-  await server.sql.unsafe(`CREATE TABLE ${SCHEMA}.t (id int4 PRIMARY KEY, label text)`);
-  await server.sql.unsafe(`INSERT INTO ${SCHEMA}.t SELECT i, 'row ' || i FROM generate_series(1, 120) AS i`);
+  await server.sql.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  await server.sql.query(`CREATE SCHEMA ${SCHEMA}`);
+  await server.sql.query(`CREATE TABLE ${SCHEMA}.t (id int4 PRIMARY KEY, label text)`);
+  await server.sql.query(`INSERT INTO ${SCHEMA}.t SELECT i, 'row ' || i FROM generate_series(1, 120) AS i`);
 });
 
 afterAll(async () => {
-  await server?.sql.unsafe(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  await server?.sql.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
   await server?.stop();
 });
 

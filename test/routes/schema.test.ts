@@ -14,10 +14,10 @@ let server: TestServer;
 
 beforeAll(async () => {
   server = await startTestServer();
-  await server.sql.unsafe(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await server.sql.unsafe(`DROP TABLE IF EXISTS public.${PUBLIC_TABLE}`);
-  await server.sql.unsafe(`CREATE SCHEMA ${SCHEMA}`);
-  await server.sql.unsafe(`
+  await server.sql.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  await server.sql.query(`DROP TABLE IF EXISTS public.${PUBLIC_TABLE}`);
+  await server.sql.query(`CREATE SCHEMA ${SCHEMA}`);
+  await server.sql.query(`
     CREATE TABLE ${SCHEMA}.customers (
       id int8 PRIMARY KEY,
       region text NOT NULL,
@@ -53,8 +53,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.sql.unsafe(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await server?.sql.unsafe(`DROP TABLE IF EXISTS public.${PUBLIC_TABLE}`);
+  await server?.sql.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  await server?.sql.query(`DROP TABLE IF EXISTS public.${PUBLIC_TABLE}`);
   await server?.stop();
 });
 

@@ -61,7 +61,7 @@ describe('rule 1: PostgreSQL packages stay in their folders', () => {
   const NOT_POSTGRES = "import parse from 'postgres-array';\nimport x from 'pgx-foo';\nimport y from 'pg-cursorish';\n";
 
   it('reports every form of import outside the allowed folders, with the package named', () => {
-    const root = tree({ 'src/query/run.ts': EVERY_FORM, 'workers/w.ts': "import postgres from 'postgres';" });
+    const root = tree({ 'src/query/run.ts': EVERY_FORM, 'workers/w.ts': "import { to } from 'pg-copy-streams';" });
     const outside = 'outside src/datasources/postgres/ and src/catalog/postgres/';
     expect(lines(root)).toEqual([
       `src/query/run.ts:1: imports PostgreSQL package 'pg' ${outside}`,
@@ -74,7 +74,7 @@ describe('rule 1: PostgreSQL packages stay in their folders', () => {
       `src/query/run.ts:8: imports PostgreSQL package 'pg/lib/utils' (package pg) ${outside}`,
       `src/query/run.ts:9: imports PostgreSQL package '@electric-sql/pglite/vector' (package @electric-sql/pglite) ${outside}`,
       `src/query/run.ts:10: imports PostgreSQL package 'pg' ${outside}`,
-      `workers/w.ts:1: imports PostgreSQL package 'postgres' ${outside}`,
+      `workers/w.ts:1: imports PostgreSQL package 'pg-copy-streams' ${outside}`,
     ]);
   });
 

@@ -42,13 +42,13 @@ beforeAll(async () => {
 `,
   );
   server = await startTestServer({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: LLM_BASE, SLUICE_MODELS_DIR: modelsDir });
-  await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
-  await server.sql.unsafe(`create table ${S}.visits as select (array['home','pricing','docs'])[1 + g % 3] as page from generate_series(1, 300) g`);
-  await server.sql.unsafe(`create table ${S}.signups as select (array['home','pricing'])[1 + g % 2] as page from generate_series(1, 40) g`);
-  await server.sql.unsafe(`create table ${S}.clicks as select 'p' || g as page from generate_series(1, 700) g`);
+  await server.sql.query(`drop schema if exists ${S} cascade; create schema ${S}`);
+  await server.sql.query(`create table ${S}.visits as select (array['home','pricing','docs'])[1 + g % 3] as page from generate_series(1, 300) g`);
+  await server.sql.query(`create table ${S}.signups as select (array['home','pricing'])[1 + g % 2] as page from generate_series(1, 40) g`);
+  await server.sql.query(`create table ${S}.clicks as select 'p' || g as page from generate_series(1, 700) g`);
 });
 afterAll(async () => {
-  await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
+  await server?.sql.query(`drop schema if exists ${S} cascade`).catch(() => undefined);
   await server?.stop();
   llm?.close();
   rmSync(modelsDir, { recursive: true, force: true });

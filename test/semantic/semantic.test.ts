@@ -85,17 +85,17 @@ beforeAll(async () => {
   modelsDir = mkdtempSync(join(tmpdir(), 'sluice-models-'));
   writeFileSync(join(modelsDir, 'test.yml'), MODEL);
   server = await startTestServer({ SLUICE_MODELS_DIR: modelsDir });
-  await server.sql.unsafe(`drop schema if exists ${S} cascade; create schema ${S}`);
-  await server.sql.unsafe(`create table ${S}.sales as select g as id, (array['north','south','east'])[1 + g % 3] as region, (array['web','shop'])[1 + g % 2] as channel,
+  await server.sql.query(`drop schema if exists ${S} cascade; create schema ${S}`);
+  await server.sql.query(`create table ${S}.sales as select g as id, (array['north','south','east'])[1 + g % 3] as region, (array['web','shop'])[1 + g % 2] as channel,
     timestamptz '2025-01-01' + (g * 7 % 365) * interval '1 day' as sold_at, (g % 9)::numeric(12,2) + 0.25 as amount, g % 4 as quantity from generate_series(1, 3000) g`);
-  await server.sql.unsafe(`create table ${S}.returns as select g as id, (array['north','south','east','west'])[1 + g % 4] as region,
+  await server.sql.query(`create table ${S}.returns as select g as id, (array['north','south','east','west'])[1 + g % 4] as region,
     timestamptz '2025-01-01' + (g * 11 % 365) * interval '1 day' as returned_at, (g % 5)::numeric(12,2) + 0.5 as amount, g % 4 as quantity from generate_series(1, 400) g`);
   // Rows without a region on both sides: a merge makes one row of them.
-  await server.sql.unsafe(`insert into ${S}.sales values (9001, null, 'web', '2025-02-03', 3.00, 1), (9002, null, 'shop', '2025-02-20', 4.00, 2)`);
-  await server.sql.unsafe(`insert into ${S}.returns values (9001, null, '2025-02-10', 1.25, 1)`);
+  await server.sql.query(`insert into ${S}.sales values (9001, null, 'web', '2025-02-03', 3.00, 1), (9002, null, 'shop', '2025-02-20', 4.00, 2)`);
+  await server.sql.query(`insert into ${S}.returns values (9001, null, '2025-02-10', 1.25, 1)`);
 });
 afterAll(async () => {
-  await server?.sql.unsafe(`drop schema if exists ${S} cascade`).catch(() => undefined);
+  await server?.sql.query(`drop schema if exists ${S} cascade`).catch(() => undefined);
   await server?.stop();
   rmSync(modelsDir, { recursive: true, force: true });
 });
@@ -130,7 +130,7 @@ describe('merge', () => {
       { id: 'sales.revenue', source: 0, kind: 'metric' },
       { id: 'returns.refunded', source: 1, kind: 'metric' },
     ]);
-    const truth = await server.sql.unsafe(`
+    const truth = await server.sql.query(`
       with s as (select region, date_trunc('month', sold_at) m, sum(amount) revenue from ${S}.sales group by 1, 2),
            r as (select region, date_trunc('month', returned_at) m, sum(amount) refunded from ${S}.returns group by 1, 2)
       select s.region, s.m, s.revenue::text revenue, r.refunded::text refunded from s left join r on s.region is not distinct from r.region and s.m = r.m
@@ -173,11 +173,11 @@ describe('merge', () => {
   it('binds filter and parameter values, never splicing them', async () => {
     const r = await semantic({ type: 'metric', query: { explore: 'big_sales', dimensions: ['big_sales.region'], metrics: ['big_sales.revenue'], filters: [{ field: 'big_sales.region', op: 'in', value: ["east' or '1'='1", 'east'] }] }, parameters: { min_amount: 8 } });
     expect(r.status).toBe(200);
-    const [truth] = await server.sql.unsafe(`select sum(amount)::text s from ${S}.sales where amount >= 8 and region = 'east'`);
+    const [truth] = await server.sql.query(`select sum(amount)::text s from ${S}.sales where amount >= 8 and region = 'east'`);
     expect(truth!.s).not.toBeNull();
     expect(r.body.data.preview.rows).toEqual([['east', truth!.s]]);
     const required = await semantic({ type: 'metric', query: { explore: 'guarded', dimensions: [], metrics: ['guarded.revenue'], filters: [{ field: 'guarded.sold_at', op: 'gte', value: '2025-06-01T00:00:00Z' }] } });
-    const [g] = await server.sql.unsafe(`select sum(amount)::text s from ${S}.sales where sold_at >= '2025-06-01T00:00:00Z'`);
+    const [g] = await server.sql.query(`select sum(amount)::text s from ${S}.sales where sold_at >= '2025-06-01T00:00:00Z'`);
     expect(required.body.data.preview.rows).toEqual([[g!.s]]);
   });
 });
@@ -196,7 +196,7 @@ describe('merges as Lightdash merges (on PostgreSQL)', () => {
   });
   /** By hand: PostgreSQL refuses FULL JOIN on IS NOT DISTINCT FROM, so the NULL-keyed rows are added as one row of their own. */
   const handFull = () =>
-    server.sql.unsafe(`
+    server.sql.query(`
       with s as (select region, sum(amount) revenue from ${S}.sales group by 1), r as (select region, sum(amount) refunded from ${S}.returns group by 1)
       select coalesce(s.region, r.region) region, s.revenue::text revenue, r.refunded::text refunded from s full join r on s.region = r.region
       where coalesce(s.region, r.region) is not null
@@ -217,7 +217,7 @@ describe('merges as Lightdash merges (on PostgreSQL)', () => {
     const catalog = new SemanticCatalog(loadModels(modelsDir));
     const compiled = compileIntent(catalog, () => ({ ...pgDialect, fullJoin: false }), { id: 'analyst', role: 'analyst', roles: ['analyst'], datasources: ['*'], auth: 'token' }, SemanticIntent.parse(byRegion({ joinType: 'full' })));
     expect(compiled.sql).not.toMatch(/FULL JOIN/);
-    const got = await server.sql.unsafe(compiled.sql, compiled.params as string[]);
+    const got = await server.sql.query(compiled.sql, compiled.params as string[]);
     const want = await handFull();
     // numeric arrives as text from the driver, as the hand-written ::text columns do.
     expect(asRows(got)).toEqual(asRows(want));
@@ -236,7 +236,7 @@ describe('merges as Lightdash merges (on PostgreSQL)', () => {
       },
     });
     expect(r.status).toBe(200);
-    const truth = await server.sql.unsafe(`
+    const truth = await server.sql.query(`
       with s as (select date_trunc('month', sold_at::date)::date m, sum(amount) revenue from ${S}.sales group by 1),
            r as (select date_trunc('month', returned_at)::date m, sum(amount) refunded from ${S}.returns group by 1)
       select to_char(coalesce(s.m, r.m), 'YYYY-MM-DD') m, s.revenue::text revenue, r.refunded::text refunded from s full join r on s.m = r.m order by 1`);
@@ -260,7 +260,7 @@ describe('merges as Lightdash merges (on PostgreSQL)', () => {
       { id: 'net', kind: 'calculation' },
       { id: 'share', kind: 'calculation' },
     ]);
-    const truth = await server.sql.unsafe(`
+    const truth = await server.sql.query(`
       with m as (
         with s as (select region, sum(amount) revenue from ${S}.sales group by 1), r as (select region, sum(amount) refunded from ${S}.returns group by 1)
         select coalesce(s.region, r.region) region, s.revenue, r.refunded from s full join r on s.region = r.region where coalesce(s.region, r.region) is not null
@@ -287,7 +287,7 @@ describe('merges as Lightdash merges (on PostgreSQL)', () => {
     expect(r.body.error.details.field).toBe('a');
     expect(r.body.error.details.errors.map((e: { kind: string; field: string }) => `${e.kind}:${e.field}`)).toEqual(['bad_calculation:a', 'bad_calculation:b', 'bad_calculation:c', 'bad_calculation:d', 'bad_sort:sales.nope']);
     expect(server.sluice.queriesSubmitted()).toBe(before);
-    const [{ n }] = (await server.sql.unsafe(`select count(*)::int n from ${S}.sales`)) as unknown as [{ n: number }];
+    const [{ n }] = (await server.sql.query(`select count(*)::int n from ${S}.sales`)) as unknown as [{ n: number }];
     expect(n).toBe(3002);
   });
 
@@ -351,7 +351,7 @@ describe('visualizations', () => {
 
   it('says drawnRows and totalRows when the chart draws only the first 500 rows of the result', async () => {
     const intent = { type: 'metric', query: { explore: 'sales', dimensions: ['sales.region', 'sales.sold_at'], metrics: ['sales.sale_count'], sorts: [{ field: 'sales.sold_at', direction: 'asc' }] } };
-    const [truth] = await server.sql.unsafe(`select count(*)::int n from (select distinct region, sold_at from ${S}.sales) d`);
+    const [truth] = await server.sql.query(`select count(*)::int n from (select distinct region, sold_at from ${S}.sales) d`);
     expect(truth!.n).toBeGreaterThan(500);
     const r = await server.request('/api/semantic/visualizations', { token: TOKENS.analyst, body: { intent, chart: { type: 'line', x: 'sales.sold_at', y: ['sales.sale_count'], series: 'sales.region' } } });
     expect(r.status, JSON.stringify(r.body)).toBe(200);

@@ -2,10 +2,9 @@
  * The catalog's connections to PostgreSQL: a node-postgres pool, and the
  * one way a transaction runs on it.
  *
- * Why node-postgres and not postgres.js (which the API thread uses to read
- * datasource schemas): postgres.js 3.4.9 schedules the ROLLBACK that closes
- * a failed `begin()` as a write on its next tick, and when the connection
- * died under the transaction that write meets a socket that is already gone
+ * Why node-postgres and not postgres.js: postgres.js 3.4.9 schedules the
+ * ROLLBACK that closes a failed `begin()` as a write on its next tick, and
+ * when the connection died under the transaction that write meets a socket that is already gone
  * and throws where no caller can catch it (porsager/postgres#1208): the
  * whole server would exit because its catalog's database restarted. Here a
  * lost connection fails the statement that was running, the client is

@@ -13,8 +13,8 @@
  * superuser and no roles to speak of, so the suite skips there, saying so.
  */
 import { OAuth2Server } from 'oauth2-mock-server';
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openAdminSql, type AdminSql } from '../../helpers/admin-sql.ts';
 import { EMBEDDED, startTestServer, TOKENS, type TestServer } from '../../helpers/server.ts';
 import { skipNote } from '../../helpers/skip-note.ts';
 
@@ -50,24 +50,24 @@ async function count(token: string, datasource = 'scoped'): Promise<string> {
   return r.body.data.preview.rows[0][0] as string;
 }
 
-async function setUp(admin: postgres.Sql): Promise<void> {
-  await admin.unsafe(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  await admin.unsafe(`DO $$ BEGIN
+async function setUp(admin: AdminSql): Promise<void> {
+  await admin.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  await admin.query(`DO $$ BEGIN
       IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '${ROLE}') THEN CREATE ROLE ${ROLE} LOGIN NOSUPERUSER NOBYPASSRLS; END IF;
     END $$`);
-  await admin.unsafe(`CREATE SCHEMA ${SCHEMA}`);
-  await admin.unsafe(`CREATE TABLE ${SCHEMA}.orders (id int PRIMARY KEY, tenant text NOT NULL, amount int NOT NULL)`);
+  await admin.query(`CREATE SCHEMA ${SCHEMA}`);
+  await admin.query(`CREATE TABLE ${SCHEMA}.orders (id int PRIMARY KEY, tenant text NOT NULL, amount int NOT NULL)`);
   let id = 0;
   for (const [tenant, n] of Object.entries(ROWS)) {
-    for (let i = 0; i < n; i += 1) await admin.unsafe(`INSERT INTO ${SCHEMA}.orders VALUES ($1, $2, $3)`, [++id, tenant, 10 * id]);
+    for (let i = 0; i < n; i += 1) await admin.query(`INSERT INTO ${SCHEMA}.orders VALUES ($1, $2, $3)`, [++id, tenant, 10 * id]);
   }
-  await admin.unsafe(`ALTER TABLE ${SCHEMA}.orders ENABLE ROW LEVEL SECURITY`);
-  await admin.unsafe(`ALTER TABLE ${SCHEMA}.orders FORCE ROW LEVEL SECURITY`);
-  await admin.unsafe(`CREATE POLICY tenant_rows ON ${SCHEMA}.orders FOR SELECT USING (tenant = current_setting('sluice.tenant', true))`);
-  await admin.unsafe(`GRANT USAGE ON SCHEMA ${SCHEMA} TO ${ROLE}`);
-  await admin.unsafe(`GRANT SELECT ON ${SCHEMA}.orders TO ${ROLE}`);
+  await admin.query(`ALTER TABLE ${SCHEMA}.orders ENABLE ROW LEVEL SECURITY`);
+  await admin.query(`ALTER TABLE ${SCHEMA}.orders FORCE ROW LEVEL SECURITY`);
+  await admin.query(`CREATE POLICY tenant_rows ON ${SCHEMA}.orders FOR SELECT USING (tenant = current_setting('sluice.tenant', true))`);
+  await admin.query(`GRANT USAGE ON SCHEMA ${SCHEMA} TO ${ROLE}`);
+  await admin.query(`GRANT SELECT ON ${SCHEMA}.orders TO ${ROLE}`);
   // Statistics, so the engine has a row estimate (of every tenant's rows) to give.
-  await admin.unsafe(`ANALYZE ${SCHEMA}.orders`);
+  await admin.query(`ANALYZE ${SCHEMA}.orders`);
 }
 
 describe.skipIf(SKIP !== null)(skipNote(SKIP !== null, 'row-level scope from claims on a real policy', SKIP ?? ''), () => {
@@ -76,7 +76,7 @@ describe.skipIf(SKIP !== null)(skipNote(SKIP !== null, 'row-level scope from cla
 
   beforeAll(async () => {
     const base = process.env.TEST_DATABASE_URL!;
-    const admin = postgres(base, { max: 1, onnotice: () => undefined });
+    const admin = openAdminSql(base);
     try {
       await setUp(admin);
     } finally {
@@ -110,7 +110,7 @@ describe.skipIf(SKIP !== null)(skipNote(SKIP !== null, 'row-level scope from cla
   });
 
   it('the datasource role is not a superuser and cannot bypass the policy', async () => {
-    const [role] = await server.sql<{ rolsuper: boolean; rolbypassrls: boolean }[]>`SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = ${ROLE}`;
+    const [role] = await server.sql.query<{ rolsuper: boolean; rolbypassrls: boolean }>('SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = $1', [ROLE]);
     expect(role).toEqual({ rolsuper: false, rolbypassrls: false });
   });
 

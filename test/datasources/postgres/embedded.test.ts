@@ -1,6 +1,6 @@
 /**
  * The embedded PostgreSQL as the API will use it: seeded once into a temp
- * directory, reached over TCP with postgres.js, restarted on the same data,
+ * directory, reached over TCP with node-postgres, restarted on the same data,
  * and stopped without leaving the process held open. Seeding takes ~20 s, so
  * one seeded directory is shared by every test in this file, in order.
  */
@@ -10,9 +10,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import postgres from 'postgres';
+import { to as copyTo } from 'pg-copy-streams';
+import Cursor from 'pg-cursor';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../../src/datasources/postgres/embedded/start-embedded.ts';
+import { openAdminSql, type AdminSql } from '../../helpers/admin-sql.ts';
 
 // Pinned on purpose: the seed is deterministic, so a change here means every
 // install would see different numbers.
@@ -21,13 +23,13 @@ const TABLES = Object.keys(COUNTS) as (keyof typeof COUNTS)[];
 
 let dir: string;
 let pg: EmbeddedPostgres | undefined;
-let sql: postgres.Sql;
+let sql: AdminSql;
 const firstLog: string[] = [];
 
-async function counts(client: postgres.Sql): Promise<Record<string, number>> {
+async function counts(client: AdminSql): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const table of TABLES) {
-    const [row] = await client.unsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${table}`);
+    const [row] = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
     out[table] = row?.n ?? -1;
   }
   return out;
@@ -36,11 +38,11 @@ async function counts(client: postgres.Sql): Promise<Record<string, number>> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sluice-embedded-'));
   pg = await startEmbeddedPostgres({ dataDir: join(dir, 'pg'), log: (line) => firstLog.push(line) });
-  sql = postgres(pg.url, { max: 1, onnotice: () => undefined });
+  sql = openAdminSql(pg.url);
 }, 240_000);
 
 afterAll(async () => {
-  await sql?.end({ timeout: 5 });
+  await sql?.end();
   await pg?.stop();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 }, 60_000);
@@ -51,31 +53,35 @@ describe('embedded postgres', () => {
     expect(pg?.url).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
     expect(firstLog.some((line) => /orders \d+\/400000/.test(line))).toBe(true);
     expect(await counts(sql)).toEqual(COUNTS);
-    const [range] = await sql<{ first: Date; last: Date }[]>`
-      SELECT min(created_at) AS first, max(created_at) AS last FROM orders`;
+    const [range] = await sql.query<{ first: Date; last: Date }>(`
+      SELECT min(created_at) AS first, max(created_at) AS last FROM orders`);
     expect(range?.first.getUTCFullYear()).toBe(2024);
     expect(range?.last.getUTCFullYear()).toBe(2026);
-    const [sum] = await sql<{ total: string }[]>`SELECT sum(total)::text AS total FROM orders`;
+    const [sum] = await sql.query<{ total: string }>('SELECT sum(total)::text AS total FROM orders');
     expect(sum?.total).toBe('189858044.71');
   });
 
   it('refuses a write inside a READ ONLY transaction', async () => {
-    const write = sql.begin('read only', (tx) => tx`INSERT INTO products VALUES (9999, 'x', 'y', 1)`);
+    const write = sql.begin((tx) => tx.query("INSERT INTO products VALUES (9999, 'x', 'y', 1)"), 'READ ONLY');
     await expect(write).rejects.toMatchObject({ code: '25006' });
-    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM products`;
+    const [row] = await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM products');
     expect(row?.n).toBe(COUNTS.products);
   });
 
-  it('streams COPY TO STDOUT through postgres.js', async () => {
+  it('streams COPY TO STDOUT through node-postgres', async () => {
     const copy = 'COPY (SELECT * FROM orders ORDER BY id LIMIT 5) TO STDOUT (FORMAT csv)';
-    const stream = await sql.unsafe(copy).readable();
+    const client = await sql.connect();
     const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+    try {
+      for await (const chunk of client.query(copyTo(copy))) chunks.push(Buffer.from(chunk as Uint8Array));
+    } finally {
+      client.release();
+    }
     const lines = Buffer.concat(chunks).toString('utf8').trim().split('\n');
     expect(lines).toHaveLength(5);
     expect(lines.map((line) => line.split(',')[0])).toEqual(['1', '2', '3', '4', '5']);
     expect(lines.every((line) => line.split(',').length === 6)).toBe(true);
-    const [after] = await sql<{ ok: number }[]>`SELECT 1 AS ok`;
+    const [after] = await sql.query<{ ok: number }>('SELECT 1 AS ok');
     expect(after?.ok).toBe(1);
   });
 
@@ -83,36 +89,42 @@ describe('embedded postgres', () => {
     const sizes: number[] = [];
     let expected = 1;
     let contiguous = true;
-    const query = sql<{ id: string }[]>`SELECT id FROM orders WHERE id <= 25000 ORDER BY id`;
-    for await (const rows of query.cursor(1000)) {
-      sizes.push(rows.length);
-      for (const row of rows) contiguous &&= Number(row.id) === expected++;
+    const client = await sql.connect();
+    try {
+      const cursor = client.query(new Cursor<{ id: string }>('SELECT id FROM orders WHERE id <= 25000 ORDER BY id'));
+      for (let rows = await cursor.read(1000); rows.length > 0; rows = await cursor.read(1000)) {
+        sizes.push(rows.length);
+        for (const row of rows) contiguous &&= Number(row.id) === expected++;
+      }
+      await cursor.close();
+    } finally {
+      client.release();
     }
     expect(sizes).toEqual(Array.from({ length: 25 }, () => 1000));
     expect(contiguous).toBe(true);
   });
 
   it('accepts SET LOCAL statement_timeout', async () => {
-    const shown = await sql.begin('read only', async (tx) => {
-      await tx`SET LOCAL statement_timeout = '5s'`;
-      return tx<{ statement_timeout: string }[]>`SHOW statement_timeout`;
-    });
+    const shown = await sql.begin(async (tx) => {
+      await tx.query("SET LOCAL statement_timeout = '5s'");
+      return (await tx.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows;
+    }, 'READ ONLY');
     expect(shown[0]?.statement_timeout).toBe('5s');
   });
 
   it('keeps its data and does not reseed on a second start', async () => {
-    await sql.end({ timeout: 5 });
+    await sql.end();
     await pg?.stop();
     const log: string[] = [];
     pg = await startEmbeddedPostgres({ dataDir: join(dir, 'pg'), log: (line) => log.push(line) });
-    sql = postgres(pg.url, { max: 1, onnotice: () => undefined });
+    sql = openAdminSql(pg.url);
     expect(pg.seeded).toBe(false);
     expect(log.filter((line) => line.startsWith('Seeding'))).toEqual([]);
     expect(await counts(sql)).toEqual(COUNTS);
   }, 60_000);
 
   it('lets the process exit after stop()', async () => {
-    await sql.end({ timeout: 5 });
+    await sql.end();
     await pg?.stop();
     pg = undefined;
     // A child process has nothing else keeping it alive: it exits by itself

@@ -1,5 +1,5 @@
 /**
- * A datasource URL means the same session on node-postgres as on postgres.js:
+ * A datasource URL means the same session on node-postgres as on libpq (psql):
  * query parameters node-postgres does not know are sent as settings.
  */
 import { describe, expect, it } from 'vitest';

@@ -6,11 +6,11 @@
  * (pg-contract-fixture.ts), created and dropped here.
  */
 import pg from 'pg';
-import postgres from 'postgres';
 import { openPostgresDriver } from '../../../src/datasources/postgres/postgres-driver.ts';
 import { createPgExportDriver } from '../../../src/datasources/postgres/export/pg-export-driver.ts';
 import { clientConfig } from '../../../src/datasources/postgres/export/pg-connect.ts';
 import { quietLogger } from '../../../src/logger.ts';
+import { openAdminSql } from '../../helpers/admin-sql.ts';
 import { testDriverContract } from '../driver-contract.ts';
 import { pgContractFixture } from './pg-contract-fixture.ts';
 
@@ -21,14 +21,14 @@ const EMBEDDED = process.env.SLUICE_TEST_EMBEDDED === '1';
 testDriverContract(EMBEDDED ? 'postgres (embedded PGlite)' : 'postgres', pgContractFixture, () => {
   const url = process.env.TEST_DATABASE_URL;
   if (url === undefined || url === '') throw new Error('TEST_DATABASE_URL is not set (test/global-setup.ts sets it to the embedded database).');
-  const admin = postgres(url, { max: 1, onnotice: () => undefined });
+  const admin = openAdminSql(url);
   const driver = openPostgresDriver({ id: 'contract', url, embedded: EMBEDDED }, quietLogger);
   const exports = createPgExportDriver();
   return {
     driver,
     exports,
     url,
-    admin: async (sql) => [...(await admin.unsafe(sql))] as Record<string, unknown>[],
+    admin: (sql) => admin.query(sql),
     async engineError(sql) {
       // node-postgres is what the export half speaks, so its errors are the ones mapError is given.
       const client = new pg.Client(clientConfig(url));
@@ -44,7 +44,7 @@ testDriverContract(EMBEDDED ? 'postgres (embedded PGlite)' : 'postgres', pgContr
     },
     openUnreachable: () => openPostgresDriver({ id: 'unreachable', url: UNREACHABLE_URL, embedded: false }, quietLogger),
     async close() {
-      await Promise.all([driver.close(), exports.close(), admin.end({ timeout: 5 })]);
+      await Promise.all([driver.close(), exports.close(), admin.end()]);
     },
   };
 });

@@ -23,9 +23,9 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * A datasource URL may carry session settings as query parameters
- * (`?TimeZone=UTC`), as libpq and postgres.js take them. node-postgres
- * ignores parameters it does not know, so they are passed as `-c name=value`
- * options: the URL means the same session as it does to psql.
+ * (`?TimeZone=UTC`), as libpq takes them. node-postgres ignores parameters
+ * it does not know, so they are passed as `-c name=value` options: the URL
+ * means the same session as it does to psql.
  */
 export function sessionConfig(url: string): pg.ClientConfig {
   const parsed = new URL(url);
