@@ -62,8 +62,23 @@ async function* resultChunks({ prepared, rowLimit }: TableSourceOptions): AsyncG
   const ahead: Promise<DuckDBDataChunk | null>[] = [];
   // One fetch at a time on the engine, each chained after the last, so the chunks come in order.
   let last: Promise<unknown> = Promise.resolve();
+  // Once a fetch found the end, the fetches chained after it answer the end themselves: each would be a trip
+  // through the thread pool, one after another, and the stream waits for them all before it closes (measured:
+  // 25-35 ms at the end of every export, READ_AHEAD trips of about 0.6 ms).
+  let ended = false;
   const fetchNext = () => {
-    const fetched = last.then(() => result.fetchChunk());
+    const fetched = last.then(async () => {
+      if (ended) return null;
+      try {
+        const chunk = await result.fetchChunk();
+        if (chunk === null || chunk.rowCount === 0) ended = true;
+        return chunk;
+      } catch (error) {
+        // A statement that failed (or was interrupted) fails every later fetch too; the first failure is the one reported.
+        ended = true;
+        throw error;
+      }
+    });
     last = fetched.catch(() => undefined);
     ahead.push(fetched);
   };
