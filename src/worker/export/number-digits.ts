@@ -65,15 +65,21 @@ export function writeNumber(out: Uint8Array, at: number, value: number): number 
   }
   if (magnitude < 1) return writeSmallDecimal(out, at, value, magnitude);
   // At most 15 digits in all: the decimal scaled / 10^places is then an exact division, so it reads back
-  // as this double exactly when it is one, and a double's spacing here is below 10^-places, so it is the only one.
+  // as this double exactly when it is one, and a double's spacing here is below 10^-places, so it is the
+  // only one of that many places. A shorter one would be it with zeros dropped: one check covers them all.
   const wholeDigits = digitCount(whole);
+  let places = 15 - wholeDigits;
+  const scale = POWERS[places]!;
+  const scaled = Math.round(magnitude * scale);
   if (value < 0) out[at++] = MINUS;
-  for (let places = 1; places <= 15 - wholeDigits; places++) {
-    const scale = POWERS[places]!;
-    const scaled = Math.round(magnitude * scale);
-    if (scaled / scale !== magnitude) continue;
-    at = digits(out, at, whole);
-    return fraction(out, at, scaled - whole * scale, places);
+  if (scaled / scale === magnitude) {
+    // Division, not %, which is a call for a double: rest / 10 is exact when it is an integer.
+    let rest = scaled - whole * scale;
+    for (let tenth = rest / 10; tenth === Math.floor(tenth); tenth = rest / 10) {
+      rest = tenth;
+      places--;
+    }
+    return fraction(out, digits(out, at, whole), rest, places);
   }
   // 16 or 17 digits (what was written is dropped by the caller when this is -1).
   return writeLongFraction(out, digits(out, at, whole), magnitude, whole, wholeDigits);
