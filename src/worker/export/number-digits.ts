@@ -2,9 +2,10 @@
  * Numbers written as ASCII digits straight into a byte buffer, giving the
  * same text as JavaScript's String(number) (the shortest text that reads
  * back as the same double). Formatting a number through a string costs an
- * export of a few million numbers about as much as reading its rows; most
- * numbers are integers or decimals of a few places, and those are written
- * here digit by digit. Anything else (and -0) is left to the caller.
+ * export of a few million numbers about as much as reading its rows; so
+ * integers below 10^15, decimals below 1 of a few places, and every
+ * non-integer from 1 to 10^15 (up to 17 digits, long-decimal-digits.ts) are
+ * written here digit by digit. Anything else (and -0) is left to the caller.
  */
 
 import { writeLongFraction } from './long-decimal-digits.ts';
@@ -15,7 +16,7 @@ const DOT = 0x2e;
 
 /** Integers below this are written by the digit loop, whose division by 10 is exact there. */
 const DIGIT_LOOP_LIMIT = 1e15;
-/** Decimals written here have at most this many places (String() writes 1e-7 as `1e-7`, 1e-6 as `0.000001`). */
+/** Decimals below 1 written here have at most this many places (String() writes 1e-7 as `1e-7`, 1e-6 as `0.000001`). */
 const MAX_PLACES = 6;
 const POWERS = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14];
 
