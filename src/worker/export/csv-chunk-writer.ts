@@ -52,6 +52,10 @@ export class CsvChunkWriter {
   #longest = 0;
   /** Values written in the record being written. */
   #values = 0;
+  /** The buffer of the last chunk taken, while it may still be read. */
+  #lent: Buffer | null = null;
+  /** That buffer once handed back (giveBack): the next to write into. */
+  #spare: Buffer | null = null;
 
   /** `chunkBytes`: how much a chunk holds before it is `full` (a longer record gets a chunk of its own size). */
   constructor(columns: number, chunkBytes: number) {
@@ -239,14 +243,30 @@ export class CsvChunkWriter {
       longestRow *= 3;
     }
     const chunk = { bytes, rows: this.#rows, longestRow };
+    // Only a buffer of its own (not a slice of the runtime's shared pool) may be written over later.
+    const own = bytes.buffer === this.#buffer.buffer && this.#buffer.byteOffset === 0 && this.#buffer.length === this.#buffer.buffer.byteLength;
+    this.#lent = own ? this.#buffer : null;
     const rest = this.#buffer.subarray(this.#recordStart, this.#at);
-    this.#buffer = Buffer.allocUnsafe(Math.max(this.#chunkBytes + SLACK_BYTES, rest.length * 2));
+    const size = Math.max(this.#chunkBytes + SLACK_BYTES, rest.length * 2);
+    const spare = this.#spare;
+    this.#spare = null;
+    this.#buffer = spare !== null && spare.length >= size ? spare : Buffer.allocUnsafe(size);
     this.#buffer.set(rest, 0);
     this.#at = rest.length;
     this.#recordStart = 0;
     this.#rows = 0;
     this.#longest = 0;
     return chunk;
+  }
+
+  /**
+   * The last chunk taken is no longer read (it was written out): the chunk
+   * after the next is written into its buffer instead of a new one, whose
+   * pages would all be faulted in afresh.
+   */
+  giveBack(): void {
+    this.#spare = this.#lent;
+    this.#lent = null;
   }
 }
 

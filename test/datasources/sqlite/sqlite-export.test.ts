@@ -108,6 +108,20 @@ describe('columns that mix storage classes', () => {
 });
 
 describe('results and requests', () => {
+  it('sends a result of many frames whole and in order (a frame\'s buffer is written into again once it is sent)', async () => {
+    const rows = 120_000;
+    const sql = `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ${rows}) SELECT n, 'row ' || n || ' of ' || (n * 7919 % 1000003) AS label, n * 1.000001 AS x FROM g`;
+    await under.admin(`CREATE TABLE many AS ${sql}`);
+    const expected = Array.from({ length: rows }, (_, i) => [String(i + 1), `row ${i + 1} of ${((i + 1) * 7919) % 1000003}`, (i + 1) * 1.000001]);
+    // Read through the row function (declared types) and through the row iterator (none declared).
+    for (const statement of ['SELECT * FROM many ORDER BY n', sql]) {
+      const run = await exports.run(under, statement);
+      expect(run.rows.length).toBe(rows);
+      const wrong = run.rows.findIndex((row, i) => JSON.stringify(row) !== JSON.stringify(expected[i]));
+      expect(wrong === -1 ? null : { at: wrong, got: run.rows[wrong], expected: expected[wrong] }).toBeNull();
+    }
+  });
+
   it('keeps a name given twice, as sent', async () => {
     const run = await exports.run(under, `SELECT 1 AS a, 'x' AS a, NULL AS "A"`);
     expect(run.columns).toEqual([{ name: 'a', type: 'integer' }, { name: 'a', type: 'text' }, { name: 'A', type: 'null' }]);

@@ -91,4 +91,26 @@ describe('CsvChunkWriter', () => {
     expect(chunk.bytes.toString()).toBe('a\uFFFDb\n');
     expect(chunk.longestRow).toBeGreaterThanOrEqual(chunk.bytes.length);
   });
+
+  it('writes into a handed-back buffer only after the chunk after it is taken, and never into one not handed back', () => {
+    const out = new CsvChunkWriter(1, 16);
+    const chunkOf = (text: string) => {
+      out.string(text);
+      out.endRecord();
+      return out.take();
+    };
+    const first = chunkOf('first');
+    out.giveBack();
+    const second = chunkOf('second');
+    // `first`'s buffer is written into now (it was handed back); `second` is still lent.
+    const third = chunkOf('third');
+    expect(third.bytes.buffer).toBe(first.bytes.buffer);
+    expect(Buffer.from(second.bytes).toString()).toBe('second\n');
+    expect(Buffer.from(third.bytes).toString()).toBe('third\n');
+    // Not handed back: the next chunk gets a buffer of its own, and `third` stays as it was.
+    const fourth = chunkOf('fourth');
+    expect(fourth.bytes.buffer).not.toBe(third.bytes.buffer);
+    expect(Buffer.from(third.bytes).toString()).toBe('third\n');
+    expect(Buffer.from(fourth.bytes).toString()).toBe('fourth\n');
+  });
 });

@@ -61,7 +61,51 @@ describe('writeNumber', () => {
   });
 
   it('leaves out -0, NaN, the infinities and numbers past its range', () => {
-    for (const value of [-0, Number.NaN, Infinity, -Infinity, 1e15, -1e15, 1e21, 1e-7, 0.1234567, 1e9 + 0.5]) expect(written(value)).toBeNull();
+    for (const value of [-0, Number.NaN, Infinity, -Infinity, 1e15, -1e15, 1e21, 1e-7, 0.1234567, 0.1 + 0.2]) expect(written(value)).toBeNull();
+  });
+});
+
+/** The doubles next to `value`, `steps` spacings either way. */
+function neighbours(value: number, steps: number): number[] {
+  const bits = new Float64Array([value]);
+  const words = new BigInt64Array(bits.buffer);
+  const around: number[] = [];
+  const start = words[0]!;
+  for (let i = -steps; i <= steps; i++) {
+    words[0] = start + BigInt(i);
+    around.push(bits[0]!);
+  }
+  return around;
+}
+
+describe('writeNumber, 16 and 17 digits', () => {
+  it('writes every non-integer from 1 to 10^15 exactly as String() does, or leaves it out', () => {
+    const next = random(23);
+    const values: number[] = [];
+    // Products like the bench's n × 1.000001 (half of them need 17 digits), thirds, tenths.
+    for (let n = 1; n <= 100_000; n++) values.push(n * 1.000001, n / 7, n * 0.1, n * 1.1, (n * 7919) * 1.000001);
+    // Every magnitude and number of bits; the doubles beside short decimals (16 and 17 digits there, ties near).
+    for (let i = 0; i < 100_000; i++) {
+      values.push(next() * 10 ** Math.floor(next() * 16), (1 + next()) * 2 ** Math.floor(next() * 50));
+      const decimal = Math.round(next() * 1e15) / 10 ** Math.floor(next() * 15);
+      if (decimal >= 1) values.push(...neighbours(decimal, 2));
+    }
+    // Edges: next to powers of two and of ten, the largest below 10^15, halves.
+    for (let e = 0; e < 50; e++) values.push(...neighbours(2 ** e, 3), ...neighbours(2 ** e + 0.5, 3));
+    for (let e = 0; e <= 15; e++) values.push(...neighbours(10 ** e, 3));
+    values.push(1e15 - 0.5, 1e15 - 0.125, 999999999999999.9, 1.0000000000000002, 9007199254740.993, 0.5 + 2 ** 49, 4503599627370495.5);
+    let wrote = 0;
+    let long = 0;
+    for (const value of [...values, ...values.map((v) => -v)]) {
+      const text = written(value);
+      if (text === null) continue;
+      wrote++;
+      if (text.replace(/[-.]/g, '').length >= 16) long++;
+      if (text !== String(value)) expect.fail(`${String(value)} was written as ${text}`);
+    }
+    // Nearly all of them are written here, many with 16 or 17 digits.
+    expect(wrote).toBeGreaterThan(values.length * 2 * 0.95);
+    expect(long).toBeGreaterThan(values.length / 4);
   });
 });
 

@@ -3,6 +3,11 @@
  * stream is pulled no faster than frames are taken, so a slow consumer
  * stops the statement process through the pipe (backpressure), and memory
  * holds at most one frame and the stream's own buffer.
+ *
+ * A frame that came in several reads is copied into one buffer, reused for
+ * the next such frame: a row source's chunk is lent until the next is asked
+ * for (row-source.ts), and a fresh megabyte per frame cost the export about
+ * as much as the copy itself (page faults, collections).
  */
 import { Buffer } from 'node:buffer';
 import { decodeFrame, frameLength, HEADER_BYTES, type Frame } from './statement-protocol.ts';
@@ -11,6 +16,8 @@ export class FrameReader {
   readonly #chunks: AsyncIterator<Buffer>;
   #held: Buffer[] = [];
   #heldBytes = 0;
+  /** Where a frame split across reads is put together; valid until the next frame is asked for. */
+  #assembly: Buffer = Buffer.alloc(0);
 
   constructor(stream: AsyncIterable<Buffer>) {
     this.#chunks = stream[Symbol.asyncIterator]();
@@ -40,10 +47,30 @@ export class FrameReader {
   }
 
   #take(bytes: number): Buffer {
-    const all = this.#held.length === 1 ? this.#held[0]! : Buffer.concat(this.#held);
-    const rest = all.subarray(bytes);
-    this.#held = rest.length > 0 ? [rest] : [];
-    this.#heldBytes = rest.length;
-    return all.subarray(0, bytes);
+    const first = this.#held[0]!;
+    if (first.length >= bytes) {
+      const rest = first.subarray(bytes);
+      this.#held = rest.length > 0 ? [rest, ...this.#held.slice(1)] : this.#held.slice(1);
+      this.#heldBytes -= bytes;
+      return first.subarray(0, bytes);
+    }
+    if (this.#assembly.length < bytes) this.#assembly = Buffer.allocUnsafe(Math.max(bytes, this.#assembly.length * 2));
+    const frame = this.#assembly.subarray(0, bytes);
+    let at = 0;
+    let used = 0;
+    while (at < bytes) {
+      const piece = this.#held[used]!;
+      const taken = Math.min(piece.length, bytes - at);
+      frame.set(taken === piece.length ? piece : piece.subarray(0, taken), at);
+      at += taken;
+      if (taken < piece.length) {
+        this.#held[used] = piece.subarray(taken);
+        break;
+      }
+      used++;
+    }
+    this.#held = this.#held.slice(used);
+    this.#heldBytes -= bytes;
+    return frame;
   }
 }

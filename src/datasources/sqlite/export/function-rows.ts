@@ -81,7 +81,7 @@ export async function sendRowsThroughFunction(
       if (failure !== null) throw (failure as { error: unknown }).error;
       if (step.done === true || read >= fetchLimit) break;
       if (batch.rows > 0) {
-        await io.send({ kind: 'rows', ...batch.take() });
+        await sendBatch(batch, io);
         sentAt = performance.now();
       }
       if (io.stopped()) {
@@ -93,7 +93,13 @@ export async function sendRowsThroughFunction(
     // Ends the statement now, so its read lock on the file goes with it.
     steps.return?.();
   }
-  if (batch.rows > 0) await io.send({ kind: 'rows', ...batch.take() });
+  if (batch.rows > 0) await sendBatch(batch, io);
   await io.send({ kind: 'end' });
   return true;
+}
+
+/** The batch's whole records as a rows frame; their buffer is written into again once they are written out. */
+export async function sendBatch(batch: CsvChunkWriter, io: StatementIo): Promise<void> {
+  await io.send({ kind: 'rows', ...batch.take() });
+  if (io.writesThrough === true) batch.giveBack();
 }

@@ -12,7 +12,7 @@ import type { SqliteConnection, SqliteValue } from '../engine/sqlite-connection.
 import { CsvChunkWriter } from '../../../worker/export/csv-chunk-writer.ts';
 import { MixedColumnError, planColumn, storageClassOf, valueWriter, type SqliteColumnPlan, type StorageClass } from '../sqlite-column-types.ts';
 import { sqliteFailureOf } from '../sqlite-errors.ts';
-import { sendRowsThroughFunction } from './function-rows.ts';
+import { sendBatch, sendRowsThroughFunction } from './function-rows.ts';
 import type { BoundValue, Frame, StatementFailure, StatementRequest } from './statement-protocol.ts';
 
 /** About this many bytes of CSV per frame: fewer, larger frames cost the pipe and both event loops less. */
@@ -26,6 +26,8 @@ const LOOKAHEAD_ROWS = 256;
 
 export interface StatementIo {
   send(frame: Frame): Promise<void>;
+  /** send resolves only once a frame's bytes are written out, so a rows frame's buffer can be written over. */
+  writesThrough?: boolean;
   /** True once the export asked to stop. */
   stopped(): boolean;
 }
@@ -126,11 +128,11 @@ async function sendRows(rows: Iterator<SqliteValue[]>, ahead: { rows: SqliteValu
     add(step.value);
     read++;
     if (batch.full || (read % CLOCK_EVERY_ROWS === 0 && performance.now() - sentAt >= FRAME_MS)) {
-      await io.send({ kind: 'rows', ...batch.take() });
+      await sendBatch(batch, io);
       sentAt = performance.now();
       if (io.stopped()) return io.send({ kind: 'failed', failure: { kind: 'stopped' } });
     }
   }
-  if (batch.rows > 0) await io.send({ kind: 'rows', ...batch.take() });
+  if (batch.rows > 0) await sendBatch(batch, io);
   return io.send({ kind: 'end' });
 }

@@ -21,15 +21,14 @@ let running = false;
 function write(frame: Frame): Promise<void> {
   // One system call for a frame's pieces (a writev), none of them copied.
   process.stdout.cork?.();
-  let flushed = true;
-  for (const piece of encodeFrame(frame)) flushed = process.stdout.write(piece);
-  process.stdout.uncork?.();
+  const pieces = encodeFrame(frame);
   return new Promise((resolve) => {
-    // Backpressure: a reader that stops reading stops this process here; then a turn of the
+    // Resolved once the last piece is written out (so are those before it): the batch's buffer is free
+    // again, and a reader that stops reading stops this process here (backpressure); then a turn of the
     // event loop, so a stop line that arrived meanwhile is read before the next batch.
-    const next = () => setImmediate(resolve);
-    if (flushed) next();
-    else process.stdout.once('drain', next);
+    const written = () => setImmediate(resolve);
+    pieces.forEach((piece, i) => process.stdout.write(piece, i === pieces.length - 1 ? written : undefined));
+    process.stdout.uncork?.();
   });
 }
 
@@ -39,7 +38,7 @@ async function drain(): Promise<void> {
   try {
     for (let request = queue.shift(); request !== undefined; request = queue.shift()) {
       stopRequested = false;
-      await runStatement(request, { send: write, stopped: () => stopRequested });
+      await runStatement(request, { send: write, writesThrough: true, stopped: () => stopRequested });
     }
   } finally {
     running = false;
