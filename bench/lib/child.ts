@@ -20,9 +20,12 @@ const CHECKOUT = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
 const BUILD_DIR = process.env.BENCH_BUILD_DIR ?? join(ROOT, 'node_modules', '.cache', `sluice-bench-build-${CHECKOUT}`);
 let built: Promise<string> | null = null;
 
-/** The compiled twin of a source file under src/, workers/ or bench/ (built once per run). */
+/**
+ * The compiled twin of a source file under src/, workers/ or bench/ (built once per run). test/helpers is
+ * built too: the benches reach PostgreSQL as an administrator through its admin-sql.ts, as the tests do.
+ */
 export async function compiled(sourcePath: string): Promise<string> {
-  built ??= buildServer(BUILD_DIR, ['src', 'workers', 'bench']);
+  built ??= buildServer(BUILD_DIR, ['src', 'workers', 'bench', 'test/helpers']);
   return join(await built, relative(ROOT, sourcePath)).replace(/\.ts$/, '.js');
 }
 
