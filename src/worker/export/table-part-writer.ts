@@ -1,7 +1,8 @@
 /**
  * The parts of an export whose rows arrive as DuckDB chunks
- * (chunk-row-source.ts): the chunks are appended to a temporary table of
- * the export's DuckDB as they come, and each part is written from the table
+ * (chunk-row-source.ts): the chunks are appended to a table of the
+ * export's DuckDB, in its in-memory database (not a temporary table: the
+ * copier's connection reads it), as they come, and each part is written from the table
  * straight to Parquet, with the same columns, types and row groups a CSV
  * part converts to (duckdb-csv.ts). Rows appended but not yet kept are
  * "pending"; only kept rows go into a part, the others are dropped or move
