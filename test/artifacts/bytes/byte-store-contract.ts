@@ -232,6 +232,33 @@ export function testByteStore(name: string, traits: Traits, make: (options: Harn
       lease.release();
     });
 
+    it('with checkBeside, fails damaged bytes in the lease or in its check, and passes good ones', async () => {
+      const { store, tamper } = await fresh();
+      const part = makePart(work, 50_000);
+      const [ref] = await upload(store, [part]);
+      // What a reader that leased beside the check learns once the check is over: nothing, or the check's error.
+      const besideCheck = async (): Promise<unknown> => {
+        try {
+          const lease = await store.localPath(ref!, { checkBeside: true });
+          try {
+            await lease.checked;
+          } finally {
+            lease.release();
+          }
+          return null;
+        } catch (error) {
+          return error;
+        }
+      };
+      // Damaged before the part was ever handed out, so no backend has a checked copy of it yet.
+      const flipped = Buffer.from(part.content);
+      flipped[25_000] = (flipped[25_000] ?? 0) ^ 0xff;
+      await tamper(ref!, flipped);
+      expect(await besideCheck()).toMatchObject({ code: 'ARTIFACT_CORRUPT', details: { reason: 'HASH_MISMATCH' } });
+      await tamper(ref!, part.content);
+      expect(await besideCheck()).toBeNull();
+    });
+
     it('refuses locations, names and hashes it did not make (no path or key escapes the store)', async () => {
       const { store } = await fresh();
       const part = makePart(work, 10);
