@@ -135,6 +135,10 @@ function openArtifactStore(config: Config, dataDir: string, logger: Logger, read
       log: logger,
       workers: {
         read: async (sql, params, options) => (await readPool.run({ type: 'read', sql, params, small: options?.small === true }).result).rows,
+        windows: {
+          read: (task, affinity) => readPool.run({ type: 'read-window', ...task }, undefined, affinity).result,
+          forget: async (keys, affinity) => void (await readPool.run({ type: 'forget-windows', keys }, undefined, affinity).result),
+        },
         writeFile: async (task) => void (await readPool.run({ type: 'write-file', ...task }).result),
       },
     },

@@ -12,6 +12,8 @@ import { toErrorData, toSluiceError } from '../src/errors.ts';
 import { ExportDrivers } from '../src/datasources/export-drivers.ts';
 import { streamToParts } from '../src/worker/export/stream-to-parts.ts';
 import type { ExportHooks, ExportResult } from '../src/worker/export-types.ts';
+import { collectGarbage } from '../src/worker/export/release-chunks.ts';
+import { RowWindows, WINDOW_BYTES } from '../src/worker/row-windows.ts';
 import { TaskAnswers } from '../src/worker/task-answers.ts';
 import { writeFile } from '../src/worker/write-file.ts';
 import type { ExportTask, FromWorker, QueryWorkerData, ToWorker } from '../src/worker/protocol.ts';
@@ -27,6 +29,9 @@ let duckdb: Promise<DuckDBConnection> | null = null;
 let copier: DuckDBConnection | null = null;
 /** The single-threaded DuckDB of small reads, opened on the first one (ReadTask.small). */
 let smallDuckdb: Promise<DuckDBConnection> | null = null;
+
+/** Row groups read whole for the plain pages sent here, kept decoded (row-windows.ts). */
+const windows = new RowWindows(settings.windowBytes ?? WINDOW_BYTES, () => collectGarbage('major'));
 
 const PROGRESS_EVERY_MS = 200;
 
@@ -112,6 +117,11 @@ async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<v
         },
       });
       answer({ type: 'done', taskId, result });
+    } else if (message.type === 'forget-windows') {
+      windows.forget(message.keys);
+      answer({ type: 'done', taskId, result: null });
+    } else if (message.type === 'read-window') {
+      answer({ type: 'done', taskId, result: await windows.rows(await smallDuck(), message) });
     } else if (message.type === 'write-file') {
       answer({ type: 'done', taskId, result: await writeFile(await duck(), message) });
     } else {

@@ -7,7 +7,11 @@
  * DuckDB's own) divided by the pages served, those above 0.05 ms a page.
  * CPU time, not wall time, so the split holds on a loaded machine.
  *
- *   npx tsx bench/diag/page-cpu.ts [pages=3000]
+ * ORDER=thirds walks the cursors as bench/pages.ts walks one artifact (a
+ * stride of about a third of it, so a row group comes back every third
+ * page); the default jumps 7919 cursors at a time.
+ *
+ *   [ORDER=thirds] npx tsx bench/diag/page-cpu.ts [pages=3000]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -16,6 +20,8 @@ import { PRINCIPAL, runExport, startBenchSluice, TOKEN } from '../lib/sluice.ts'
 
 const ROWS = 2_000_000;
 const PAGES = Number(process.argv[2] ?? 3000);
+const CURSORS = ROWS / 1000 - 1;
+const STRIDE = process.env.ORDER === 'thirds' ? Math.floor(CURSORS / 3) + 1 : 7919;
 
 function threadTicks(): Map<string, number> {
   const byThread = new Map<string, number>();
@@ -52,7 +58,7 @@ try {
     method: 'POST',
     headers: { 'x-token': TOKEN, 'content-type': 'application/json' },
     timeout: 120,
-    requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: `/api/artifacts/${made.artifactId}/read`, body: JSON.stringify({ limit: 99, cursor: codec.encode(made.artifactId, PRINCIPAL, readShape({}), ((next++ * 7919) % (ROWS / 1000 - 1) + 1) * 1000) }) }) }] as never,
+    requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: `/api/artifacts/${made.artifactId}/read`, body: JSON.stringify({ limit: 99, cursor: codec.encode(made.artifactId, PRINCIPAL, readShape({}), ((next++ * STRIDE) % CURSORS + 1) * 1000) }) }) }] as never,
   });
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);

@@ -6,7 +6,7 @@
  * here, so a caller's text never reaches SQL except as a bound value.
  */
 import { SluiceError } from '../errors.ts';
-import { quoteIdent, quoteLiteral, type PlannedColumn } from '../columns/column-plan.ts';
+import { quoteIdent, quoteLiteral, type PlannedColumn, type StorageKind } from '../columns/column-plan.ts';
 import { FILTER_OPS, type Filter, type FilterOp, type ReadRequest, type SortKey } from './types.ts';
 import { rowJsonExpression } from '../columns/value-encoding.ts';
 import { isListFilterOp } from '../vocabulary.ts';
@@ -212,4 +212,19 @@ export function buildReadStatement(columns: PlannedColumn[], parts: PartFile[], 
   while (columns.some((c) => c.storageName.toLowerCase() === alias)) alias += '_';
   const page = `SELECT ${[...carried, `${part.key} AS ${alias}`, 'file_row_number'].join(', ')} FROM ${from} ${whereSql} ${orderSql(columns, request.sort!, part.key)} ${window}`;
   return { sql: `SELECT ${rowJsonExpression(selected)} FROM (${page}) AS page ${orderSql(columns, request.sort!, alias)}`, params, columns: selected };
+}
+
+/** Stored kinds whose values are DuckDB VARCHARs, which hold their bytes outside the vector once past 12. */
+const TEXT_STORAGE: StorageKind[] = ['text', 'numeric_text', 'bytea', 'json_array'];
+
+/**
+ * Rows `from` to `to` (exclusive) of one part, in stored order, each selected column as it is stored
+ * (no JSON), then the bytes the row's text holds: a window a read worker keeps and encodes page by
+ * page, and whose memory it bounds by those bytes (worker/row-windows.ts). One file read by one
+ * thread keeps its order without ORDER BY (preserve_insertion_order), which would cost a sort.
+ */
+export function windowSql(selected: PlannedColumn[], path: string, from: number, to: number): string {
+  const text = selected.filter((c) => TEXT_STORAGE.includes(c.storage)).map((c) => `coalesce(strlen(${quoteIdent(c.storageName)}), 0)`);
+  const columns = [...selected.map((c) => quoteIdent(c.storageName)), text.length === 0 ? '0' : text.join(' + ')];
+  return `SELECT ${columns.join(', ')} FROM read_parquet(${quoteLiteral(path)}, file_row_number = true) WHERE file_row_number >= ${from} AND file_row_number < ${to}`;
 }

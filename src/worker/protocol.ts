@@ -4,6 +4,7 @@
  * and status), never as thrown objects; log lines travel as `log` messages.
  */
 import type { ParquetPart } from './export-types.ts';
+import type { StorageKind } from '../columns/column-plan.ts';
 import type { ErrorData } from '../errors.ts';
 import type { ExportRequest, ExportResult, PreviewData } from './export-types.ts';
 
@@ -33,6 +34,22 @@ export interface ReadTask {
 }
 
 /**
+ * Rows of a window of one stored part (row-windows.ts): the worker reads
+ * the window with `sql` when it does not keep it already, and answers rows
+ * `from` to `to` (exclusive) of it, encoded in JavaScript by `storages`.
+ */
+export interface WindowTask {
+  type: 'read-window';
+  /** What the window holds: its part's content hash, its first row and its columns. */
+  key: string;
+  /** The window's rows in order, one stored column each in the order of `storages`, then the bytes of each row's text. */
+  sql: string;
+  storages: StorageKind[];
+  from: number;
+  to: number;
+}
+
+/**
  * Writes a download file: `copy` runs `sql` (a DuckDB COPY statement) as is;
  * `lines` writes the single text column of each row of `sql` as one line.
  * `verify` lists stored parts whose SHA-256 must match before anything is written.
@@ -50,6 +67,19 @@ export interface ReadResult {
   rows: unknown[][];
 }
 
+/** Drops kept windows (row-windows.ts): their part's check failed after they were read, so they may hold other bytes than its. */
+export interface ForgetWindowsTask {
+  type: 'forget-windows';
+  keys: string[];
+}
+
+/** A window's rows; whether the worker read the window from its part for them, and whether it keeps it (false: too wide to). */
+export interface WindowResult {
+  rows: unknown[][];
+  read: boolean;
+  kept: boolean;
+}
+
 export interface WriteFileResult {
   bytes: number;
 }
@@ -58,6 +88,8 @@ export interface WriteFileResult {
 export interface TaskMap {
   export: { task: ExportTask; result: ExportResult };
   read: { task: ReadTask; result: ReadResult };
+  'read-window': { task: WindowTask; result: WindowResult };
+  'forget-windows': { task: ForgetWindowsTask; result: null };
   'write-file': { task: WriteFileTask; result: WriteFileResult };
 }
 
@@ -83,4 +115,6 @@ export type FromWorker =
 export interface QueryWorkerData {
   duckdbThreads: number;
   duckdbMemoryLimit: string;
+  /** Bound on the memory of the row windows the worker keeps (row-windows.ts); WINDOW_BYTES when absent. */
+  windowBytes?: number;
 }

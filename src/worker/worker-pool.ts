@@ -15,6 +15,8 @@ import type { FromWorker, ResultOf, Task, TaskEvent, ToWorker } from './protocol
 interface Job {
   taskId: number;
   task: Task;
+  /** The worker this task should run on (its number modulo the pool's size), for state that worker keeps; none: any. */
+  affinity?: number;
   onEvent: (event: TaskEvent) => void;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
@@ -108,12 +110,18 @@ export class WorkerPool {
     return this.#queue.length;
   }
 
-  run<T extends Task>(task: T, onEvent: (event: TaskEvent) => void = () => undefined): RunningTask<ResultOf<T>> {
+  /**
+   * Queues a task. With `affinity`, it waits for the worker that number picks (modulo the pool's size)
+   * rather than taking any free one, so tasks that share state kept in a worker meet it there; until that
+   * worker has started, any will do.
+   */
+  run<T extends Task>(task: T, onEvent: (event: TaskEvent) => void = () => undefined, affinity?: number): RunningTask<ResultOf<T>> {
     if (this.#closed) throw shuttingDown();
     const taskId = this.#nextTaskId++;
     let job!: Job;
     const result = new Promise<ResultOf<T>>((resolve, reject) => {
       job = { taskId, task, onEvent, resolve: resolve as (v: unknown) => void, reject };
+      if (affinity !== undefined) job.affinity = affinity;
     });
     this.#queue.push(job);
     this.#dispatch();
@@ -147,11 +155,20 @@ export class WorkerPool {
     slot?.worker.postMessage({ type: 'cancel', taskId: job.taskId } satisfies ToWorker);
   }
 
+  /** Whether the worker at `index` may take `job`: any may, unless the job wants one that exists. */
+  #fits(job: Job, index: number): boolean {
+    if (job.affinity === undefined) return true;
+    const wanted = job.affinity % this.#maxSize;
+    return wanted === index || wanted >= this.#slots.length;
+  }
+
   #dispatch(): void {
-    for (const slot of this.#slots) {
+    for (const [index, slot] of this.#slots.entries()) {
       if (slot.job !== null) continue;
-      const job = this.#queue.shift();
-      if (job === undefined) return;
+      // The oldest task this worker may take: one waiting for a busy worker does not hold up the others.
+      const at = this.#queue.findIndex((job) => this.#fits(job, index));
+      if (at === -1) continue;
+      const job = this.#queue.splice(at, 1)[0]!;
       slot.job = job;
       slot.worker.postMessage({ ...job.task, taskId: job.taskId } satisfies ToWorker);
     }

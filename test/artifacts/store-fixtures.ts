@@ -30,6 +30,10 @@ export async function createFixtures(): Promise<Fixtures> {
   return {
     workers: {
       read: async (text, params, options) => (await pool.run({ type: 'read', sql: text, params, small: options?.small === true }).result).rows,
+      windows: {
+        read: (task, affinity) => pool.run({ type: 'read-window', ...task }, undefined, affinity).result,
+        forget: async (keys, affinity) => void (await pool.run({ type: 'forget-windows', keys }, undefined, affinity).result),
+      },
       writeFile: async (task) => void (await pool.run({ type: 'write-file', ...task }).result),
     },
     async stage(store, text) {

@@ -112,6 +112,31 @@ describe('WorkerPool', () => {
     });
   });
 
+  it('runs tasks of one affinity on one worker, others on whichever is free, and a task waiting for its worker holds up no other', async () => {
+    await withPool(
+      2,
+      async (pool) => {
+        await pool.loaded();
+        const threads = async (affinity: number) => new Set(await Promise.all(Array.from({ length: 6 }, () => ran(pool.run(read('ok'), undefined, affinity)).then((r) => r.thread))));
+        const even = await threads(0);
+        const odd = await threads(1);
+        expect(even.size).toBe(1);
+        expect(odd.size).toBe(1);
+        expect([...even][0]).not.toBe([...odd][0]);
+        // Affinities are taken modulo the pool's size.
+        expect(await threads(4)).toEqual(even);
+        // While the worker of affinity 0 is busy, a task for it waits, and one without affinity goes to the other.
+        const slow = pool.run(read('slow'), undefined, 0);
+        const waiting = pool.run(read('ok'), undefined, 0);
+        const free = await ran(pool.run(read('ok')));
+        expect(free.thread).toBe([...odd][0]);
+        expect((await ran(waiting)).thread).toBe([...even][0]);
+        await slow.result;
+      },
+      2,
+    );
+  });
+
   it('starts one worker and grows to its size only when tasks wait, never past it', async () => {
     await withPool(2, async (pool) => {
       expect(pool.size).toBe(1);

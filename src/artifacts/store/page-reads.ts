@@ -4,10 +4,14 @@
  * on a read worker over the leased parts. A plain page (no filter, no sort)
  * leases and reads only the parts its rows are in.
  *
- * A caller following cursors asks for the page after the one it was just
- * given. Such a page is cut from a block of BLOCK_ROWS rows read once, so
- * the next pages of the same reader come from memory: reading a 100-row page
- * costs DuckDB most of what a block costs (it decodes the row group's pages
+ * A plain page of up to BLOCK_ROWS rows is cut from the row groups the read
+ * workers keep decoded (window-reads.ts), whoever asked for the others and
+ * in whatever order. Where windows do not serve (columns only DuckDB
+ * encodes, rows too wide to keep, larger pages), a page is a statement: a
+ * caller following cursors, who asks for the page after the one it was just
+ * given, then gets it cut from a block of BLOCK_ROWS rows read once, so the
+ * next pages of the same reader come from memory (reading a 100-row page
+ * costs DuckDB most of what a block costs: it decodes the row group's pages
  * either way), while a page asked for out of sequence is read on its own.
  */
 import { buildAggregateStatement } from '../aggregate-sql.ts';
@@ -17,6 +21,7 @@ import { buildReadStatement, isPlainRead, plainWindow, type PartFile } from '../
 import type { AggregateRequest, AggregateResult, ArtifactMeta, ReadPage, ReadRequest } from '../types.ts';
 import { PageCache, type CachedAnswer } from './page-cache.ts';
 import { leaseParts, readable, whenChecked } from './readable.ts';
+import { windowColumns, windowPage } from './window-reads.ts';
 import type { StoreContext } from './store-context.ts';
 
 /** Rows read at once for a reader that follows its cursor (a multiple of 1000, the largest page, would align blocks with pages of 1000; 1024 keeps pages of 100 and 1000 from always straddling two). */
@@ -36,6 +41,8 @@ interface ReadState {
   next: Map<string, true>;
   /** Readers whose blocks are too large for the cache to keep: each of their pages is read on its own. */
   unblocked: Map<string, true>;
+  /** Readers whose windows are too wide for a worker to keep: their pages are statements (window-reads.ts). */
+  wide: Map<string, true>;
 }
 
 /** Each store's cache and marks; a store's context lives as long as the store. */
@@ -43,7 +50,7 @@ const states = new WeakMap<StoreContext, ReadState>();
 
 function stateOf(ctx: StoreContext): ReadState {
   let state = states.get(ctx);
-  if (state === undefined) states.set(ctx, (state = { answers: new PageCache<ReadPage>(), next: new Map(), unblocked: new Map() }));
+  if (state === undefined) states.set(ctx, (state = { answers: new PageCache<ReadPage>(), next: new Map(), unblocked: new Map(), wide: new Map() }));
   return state;
 }
 
@@ -133,12 +140,25 @@ export async function readPage(ctx: StoreContext, principal: string, id: string,
   if (!isPlainRead(request)) {
     return state.answers.get(`read\u0000${artifact}\u0000${JSON.stringify(request)}`, () => run(ctx, blob, request.limit, 0, blob.parts.length, (files) => buildReadStatement(meta.columns, files, request)));
   }
+  const pageKey = `read\u0000${artifact}\u0000${JSON.stringify(request)}`;
   const reader = `${artifact}\u0000${JSON.stringify(request.columns ?? null)}`;
+  const windowed = ctx.workers.windows !== undefined && request.limit <= BLOCK_ROWS && !state.wide.has(reader) ? windowColumns(meta, request) : null;
+  if (windowed !== null) {
+    return state.answers.get(pageKey, async () => {
+      const { page, kept } = await windowPage(ctx, ctx.workers.windows!, blob, windowed, request);
+      if (!kept) remember(state.wide, reader);
+      return answerOf(page);
+    });
+  }
   const total = blob.parts.reduce((sum, p) => sum + p.rows, 0);
   // Large pages are read on their own: a block is then hardly larger, and never more than one page's worth of memory is read for a page.
   const small = request.limit <= BLOCK_ROWS / 4;
   if (follows(state, reader, request) && small && request.offset < total && !state.unblocked.has(reader)) return fromBlocks(ctx, state, meta, blob, reader, request, total);
-  return state.answers.get(`read\u0000${artifact}\u0000${JSON.stringify(request)}`, () => plainRun(ctx, meta, blob, request));
+  return state.answers.get(pageKey, () => plainRun(ctx, meta, blob, request));
+}
+
+function answerOf(page: ReadPage): CachedAnswer<ReadPage> {
+  return { value: page, bytes: approximateBytes(page.rows) };
 }
 
 export async function aggregate(ctx: StoreContext, principal: string, id: string, request: AggregateRequest): Promise<AggregateResult> {

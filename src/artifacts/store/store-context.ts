@@ -5,15 +5,25 @@
  * the collection lease).
  */
 import type { Logger } from '../../logger.ts';
-import type { WriteFileTask } from '../../worker/protocol.ts';
+import type { WindowResult, WindowTask, WriteFileTask } from '../../worker/protocol.ts';
 import type { ByteStore } from '../bytes/byte-store.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { BoundValue } from '../filter-values.ts';
+
+/** Windows of rows the read workers keep (window-reads.ts), each on the worker `affinity` picks. */
+export interface WindowWorkers {
+  /** Rows of a window (protocol.ts, WindowTask). */
+  read(task: Omit<WindowTask, 'type'>, affinity: number): Promise<WindowResult>;
+  /** Drops a kept window whose part failed its check. */
+  forget(keys: string[], affinity: number): Promise<void>;
+}
 
 /** DuckDB, on the read workers: statements over local Parquet files. */
 export interface StoreWorkers {
   /** `small`: a plain page, a few rows of a row group or two (protocol.ts, ReadTask). */
   read(sql: string, params: BoundValue[], options?: { small?: boolean }): Promise<unknown[][]>;
+  /** Plain pages from windows kept decoded (window-reads.ts); without them, every page is a statement. */
+  windows?: WindowWorkers;
   writeFile(task: Omit<WriteFileTask, 'type'>): Promise<void>;
 }
 

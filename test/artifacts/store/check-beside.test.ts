@@ -36,6 +36,8 @@ describe('a first read checks its parts beside DuckDB', () => {
   let readStarted: () => void = () => undefined;
   let reads = 0;
   const asked: boolean[] = [];
+  /** For each window a plain page was cut from: whether the worker read it from the part (rather than from memory). */
+  const windowsRead: boolean[] = [];
 
   function restartedStore(): Store {
     const bytes = createLocalBytes({ root: join(dir, 'artifacts') });
@@ -62,6 +64,16 @@ describe('a first read checks its parts beside DuckDB', () => {
         reads += 1;
         readStarted();
         return fixtures.workers.read(sql, params, options);
+      },
+      windows: {
+        ...fixtures.workers.windows!,
+        read: async (task, affinity) => {
+          reads += 1;
+          readStarted();
+          const result = await fixtures.workers.windows!.read(task, affinity);
+          windowsRead.push(result.read);
+          return result;
+        },
       },
     };
     return createStore(
@@ -130,6 +142,13 @@ describe('a first read checks its parts beside DuckDB', () => {
         // DuckDB did read: the answer it gave was held back and dropped.
         expect(reads).toBe(before + 1);
       }
+      // The window read beside the failed check was dropped with the answer: the next page reads the part again.
+      mode = { kind: 'as-is' };
+      windowsRead.length = 0;
+      await readsOf(store, id)[0]!();
+      expect(windowsRead).toEqual([true]);
+      await readsOf(store, id)[0]!();
+      expect(windowsRead).toEqual([true]);
     } finally {
       mode = { kind: 'as-is' };
       await store.close();

@@ -1,8 +1,12 @@
 /**
- * How much a reader following its cursor makes DuckDB read: pages cut from
- * blocks read once, unless the rows are so wide that the cache will not keep
- * a block, when each page is read on its own instead of a whole block per
- * page. Counted at the read workers, on a real export into a real store.
+ * How much plain pages make DuckDB read, counted at the read workers, on a
+ * real export into a real store. With windows (the server's way), a page
+ * is cut from a row group a worker keeps decoded: the pages of one window
+ * read its part once, on one worker of two, whatever their order; rows too
+ * wide to keep and columns only DuckDB encodes go to statements. Without
+ * them, a reader following its cursor gets pages cut from blocks read
+ * once, unless the rows are so wide that the cache will not keep a block,
+ * when each page is read on its own instead of a whole block per page.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +17,13 @@ import { openSqliteCatalog } from '../../../src/catalog/sqlite/sqlite-catalog.ts
 import { createStore, type Store } from '../../../src/artifacts/store/create-store.ts';
 import type { StoreWorkers } from '../../../src/artifacts/store/store-context.ts';
 import { quietLogger } from '../../../src/logger.ts';
+import { WINDOW_ROWS } from '../../../src/artifacts/store/window-reads.ts';
+import { WorkerPool } from '../../../src/worker/worker-pool.ts';
 import { createFixtures, type Fixtures } from '../store-fixtures.ts';
 
 const OWNER = { principal: 'alice', sessionId: 'default' };
 
-describe('pages of a reader following its cursor', () => {
+describe('pages of a reader following its cursor, read by statements', () => {
   let fixtures: Fixtures;
   let dir: string;
   let store: Store;
@@ -28,8 +34,9 @@ describe('pages of a reader following its cursor', () => {
   beforeAll(async () => {
     fixtures = await createFixtures();
     dir = mkdtempSync(join(tmpdir(), 'sluice-page-reads-'));
+    const { windows: _windows, ...statements } = fixtures.workers;
     const workers: StoreWorkers = {
-      ...fixtures.workers,
+      ...statements,
       read: async (sql, params, options) => {
         smallFlags.push(options?.small === true);
         const rows = await fixtures.workers.read(sql, params, options);
@@ -95,5 +102,114 @@ describe('pages of a reader following its cursor', () => {
     expect(await flagsOf(() => store.read(OWNER.principal, id, { limit: 99, offset: 0, sort: [{ column: 'k', direction: 'desc' }] }))).toEqual([false]);
     expect(await flagsOf(() => store.read(OWNER.principal, id, { limit: 99, offset: 0, filters: [{ column: 'k', op: 'eq', value: 3 }] }))).toEqual([false]);
     expect(await flagsOf(() => store.aggregate(OWNER.principal, id, { groupBy: ['k'], metrics: [{ fn: 'count' }], limit: 10 }))).toEqual([false]);
+  });
+});
+
+describe('plain pages cut from windows kept by the read workers', () => {
+  let fixtures: Fixtures;
+  let pool: WorkerPool;
+  let dir: string;
+  let store: Store;
+  /** Per window read: whether the worker read the part for it, and which worker answered. */
+  const windowReads: { read: boolean; kept: boolean }[] = [];
+  let statements = 0;
+
+  beforeAll(async () => {
+    fixtures = await createFixtures();
+    dir = mkdtempSync(join(tmpdir(), 'sluice-window-reads-'));
+    // Two workers, as the server runs by default; windows of at most 4 MB each are kept (a quarter of the bound).
+    pool = new WorkerPool(new URL('../../../workers/query-worker.ts', import.meta.url), 2, { duckdbThreads: 1, duckdbMemoryLimit: '256MB', windowBytes: 16 * 1024 * 1024 }, 2);
+    await pool.loaded();
+    const workers: StoreWorkers = {
+      read: async (sql, params, options) => {
+        statements += 1;
+        return (await pool.run({ type: 'read', sql, params, small: options?.small === true }).result).rows;
+      },
+      windows: {
+        read: async (task, affinity) => {
+          const result = await pool.run({ type: 'read-window', ...task }, undefined, affinity).result;
+          windowReads.push({ read: result.read, kept: result.kept });
+          return result;
+        },
+        forget: async (keys, affinity) => void (await pool.run({ type: 'forget-windows', keys }, undefined, affinity).result),
+      },
+      writeFile: fixtures.workers.writeFile,
+    };
+    const catalog = openSqliteCatalog({ file: join(dir, 'catalog.sqlite'), principalQuotaBytes: 1e12, workspaceQuotaBytes: 1e12 });
+    const bytes = createLocalBytes({ root: join(dir, 'artifacts') });
+    store = createStore(
+      { catalog, bytes, workers, stagingRoot: join(dir, 'staging'), downloadsRoot: join(dir, 'downloads'), now: () => new Date(), log: quietLogger, replica: 'test', checkpoint: () => undefined },
+      async () => {
+        bytes.close();
+        await catalog.close();
+      },
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await store?.close();
+    await pool?.close();
+    await fixtures?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function artifactOf(sql: string): Promise<string> {
+    const staged = await fixtures.stage(store, sql);
+    const outcome = await staged.staging.commit(OWNER, staged, 3600);
+    if (outcome.decision !== 'CREATED') throw new Error(outcome.message);
+    return outcome.artifact.id;
+  }
+
+  it('reads a window once for all its pages, in any order and at once, and each page holds the rows of its offset', async () => {
+    const id = await artifactOf(`SELECT g::int8 AS n, md5(g::text) AS h, (g % 3 = 0) AS b FROM generate_series(1, ${2 * WINDOW_ROWS}) g`);
+    windowReads.length = 0;
+    statements = 0;
+    // Twenty pages of the second window, out of order and all in flight at once, with both workers free.
+    const offsets = Array.from({ length: 20 }, (_, i) => WINDOW_ROWS + ((i * 7919) % (WINDOW_ROWS - 100)));
+    const pages = await Promise.all(offsets.map((offset) => store.read(OWNER.principal, id, { limit: 99, offset })));
+    pages.forEach((page, i) => {
+      expect(page.rows.map((r) => r[0])).toEqual(Array.from({ length: 99 }, (_, k) => String(offsets[i]! + k + 1)));
+      expect(page.more).toBe(true);
+    });
+    expect(windowReads.filter((w) => w.read)).toHaveLength(1);
+    expect(windowReads).toHaveLength(20);
+    expect(statements).toBe(0);
+  });
+
+  it('cuts a page across two windows and the last rows of the artifact', async () => {
+    const id = await artifactOf(`SELECT g::int8 AS n FROM generate_series(1, ${WINDOW_ROWS + 500}) g`);
+    const across = await store.read(OWNER.principal, id, { limit: 99, offset: WINDOW_ROWS - 50 });
+    expect(across.rows.map((r) => r[0])).toEqual(Array.from({ length: 99 }, (_, k) => String(WINDOW_ROWS - 50 + k + 1)));
+    expect(across.more).toBe(true);
+    const last = await store.read(OWNER.principal, id, { limit: 99, offset: WINDOW_ROWS + 450 });
+    expect(last.rows.map((r) => r[0])).toEqual(Array.from({ length: 50 }, (_, k) => String(WINDOW_ROWS + 450 + k + 1)));
+    expect(last.more).toBe(false);
+  });
+
+  it('keeps no window too wide for its bound, and reads that artifact\'s next pages by statements', async () => {
+    // About 330 bytes a row: a whole window is some 10 MB, past the 4 MB a worker here keeps of one.
+    const id = await artifactOf(`SELECT g::int8 AS n, repeat(md5(g::text), 9) AS wide FROM generate_series(1, ${WINDOW_ROWS}) g`);
+    windowReads.length = 0;
+    statements = 0;
+    const first = await store.read(OWNER.principal, id, { limit: 99, offset: 20_000 });
+    expect(first.rows[0]![0]).toBe('20001');
+    expect(windowReads).toEqual([{ read: true, kept: false }]);
+    const next = await store.read(OWNER.principal, id, { limit: 99, offset: 21_000 });
+    expect(next.rows[0]![0]).toBe('21001');
+    expect(windowReads).toHaveLength(1);
+    expect(statements).toBe(1);
+  });
+
+  it('reads pages of columns only DuckDB encodes (arrays) by statements', async () => {
+    const id = await artifactOf('SELECT g::int8 AS n, ARRAY[g, g + 1] AS pair FROM generate_series(1, 500) g');
+    windowReads.length = 0;
+    statements = 0;
+    const page = await store.read(OWNER.principal, id, { limit: 10, offset: 100 });
+    expect(page.rows[0]).toEqual(['101', [101, 102]]);
+    expect(windowReads).toHaveLength(0);
+    expect(statements).toBe(1);
+    // A projection without the array column is cut from a window.
+    const projected = await store.read(OWNER.principal, id, { limit: 10, offset: 100, columns: ['n'] });
+    expect(projected.rows[0]).toEqual(['101']);
+    expect(windowReads).toHaveLength(1);
   });
 });

@@ -1,0 +1,87 @@
+/**
+ * The windows a read worker keeps (row-windows.ts), on a real DuckDB over a
+ * real Parquet file: bounded by their bytes, least recently used out first,
+ * a full collection once half the bound has been dropped, and rows that are
+ * exactly the window's.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quoteLiteral, type PlannedColumn } from '../../src/columns/column-plan.ts';
+import { windowSql } from '../../src/artifacts/read-sql.ts';
+import { RowWindows } from '../../src/worker/row-windows.ts';
+import type { WindowTask } from '../../src/worker/protocol.ts';
+
+const COLUMNS: PlannedColumn[] = [
+  { name: 'n', type: 'int8', storageName: 'n', storage: 'int8', duckType: 'BIGINT' },
+  { name: 'h', type: 'text', storageName: 'h', storage: 'text', duckType: 'VARCHAR' },
+];
+const ROWS = 10_000;
+
+let dir: string;
+let file: string;
+let duck: DuckDBConnection;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'row-windows-'));
+  file = join(dir, 'part.parquet');
+  duck = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
+  await duck.run(`COPY (SELECT g::BIGINT AS n, md5(g::VARCHAR) AS h FROM range(${ROWS}) t(g)) TO ${quoteLiteral(file)} (FORMAT parquet, ROW_GROUP_SIZE 2048)`);
+});
+
+afterAll(() => {
+  duck.closeSync();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Rows `from`-`to` of the window of 2,000 rows starting at `start`. */
+function task(start: number, from: number, to: number): WindowTask {
+  return { type: 'read-window', key: `part\u0000${start}`, sql: windowSql(COLUMNS, file, start, start + 2000), storages: ['int8', 'text'], from, to };
+}
+
+// A window of 2,000 rows: 2 values of 16 bytes and 32 bytes of md5 text a row, 128,000 bytes.
+const WINDOW = 2000 * (2 * 16 + 32);
+
+describe('RowWindows', () => {
+  it('answers the rows asked for, reading the window once', async () => {
+    const windows = new RowWindows(4 * WINDOW);
+    const first = await windows.rows(duck, task(4000, 10, 13));
+    expect(first).toEqual({ read: true, kept: true, rows: [['4010', expect.any(String)], ['4011', expect.any(String)], ['4012', expect.any(String)]] });
+    const expected = await duck.runAndReadAll(`SELECT md5('4010')`);
+    expect(first.rows[0]![1]).toBe(expected.getRowsJS()[0]![0]);
+    const again = await windows.rows(duck, task(4000, 1998, 2005));
+    expect(again.read).toBe(false);
+    expect(again.rows.map((r) => r[0])).toEqual(['5998', '5999']);
+    expect(windows.held).toEqual({ windows: 1, bytes: WINDOW });
+  });
+
+  it('drops the least recently used window past its bound, and collects once half the bound has been dropped', async () => {
+    let collections = 0;
+    const windows = new RowWindows(4 * WINDOW, () => collections++);
+    for (const start of [0, 2000, 4000, 6000]) await windows.rows(duck, task(start, 0, 1));
+    expect(windows.held).toEqual({ windows: 4, bytes: 4 * WINDOW });
+    // The first is used again, so the second is the one a fifth window pushes out.
+    expect((await windows.rows(duck, task(0, 5, 6))).read).toBe(false);
+    await windows.rows(duck, task(8000, 0, 1));
+    expect(windows.held).toEqual({ windows: 4, bytes: 4 * WINDOW });
+    expect((await windows.rows(duck, task(0, 7, 8))).read).toBe(false);
+    expect(collections).toBe(0);
+    // Reading the second again pushes out the third: two windows dropped, half the bound.
+    expect((await windows.rows(duck, task(2000, 7, 8))).read).toBe(true);
+    expect(collections).toBe(1);
+    expect((await windows.rows(duck, task(4000, 0, 1))).read).toBe(true);
+  });
+
+  it('keeps no window past a quarter of its bound, and forgets a window it is told to', async () => {
+    const small = new RowWindows(2 * WINDOW);
+    expect(await small.rows(duck, task(0, 0, 2))).toMatchObject({ read: true, kept: false, rows: [['0', expect.any(String)], ['1', expect.any(String)]] });
+    expect(small.held.windows).toBe(0);
+    const windows = new RowWindows(4 * WINDOW);
+    await windows.rows(duck, task(0, 0, 1));
+    windows.forget(['part\u00000', 'unknown']);
+    expect(windows.held).toEqual({ windows: 0, bytes: 0 });
+    expect((await windows.rows(duck, task(0, 0, 1))).read).toBe(true);
+  });
+});
