@@ -225,6 +225,7 @@ const TEXT_STORAGE: StorageKind[] = ['text', 'numeric_text', 'bytea', 'json_arra
  */
 export function windowSql(selected: PlannedColumn[], path: string, from: number, to: number): string {
   const text = selected.filter((c) => TEXT_STORAGE.includes(c.storage)).map((c) => `coalesce(strlen(${quoteIdent(c.storageName)}), 0)`);
-  const columns = [...selected.map((c) => quoteIdent(c.storageName)), text.length === 0 ? '0' : text.join(' + ')];
+  // As DOUBLE, exact to 2^53, so the worker adds plain numbers rather than a BigInt a row.
+  const columns = [...selected.map((c) => quoteIdent(c.storageName)), text.length === 0 ? '0::DOUBLE' : `CAST(${text.join(' + ')} AS DOUBLE)`];
   return `SELECT ${columns.join(', ')} FROM read_parquet(${quoteLiteral(path)}, file_row_number = true) WHERE file_row_number >= ${from} AND file_row_number < ${to}`;
 }

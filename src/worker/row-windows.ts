@@ -110,7 +110,7 @@ export class RowWindows {
       const end = start + chunk.rowCount;
       const width = chunk.getColumnVector(widths);
       let bytes = chunk.rowCount * VALUE_BYTES * widths;
-      for (let row = 0; row < chunk.rowCount; row++) bytes += Number(width.getItem(row));
+      for (let row = 0; row < chunk.rowCount; row++) bytes += width.getItem(row) as number;
       window.bytes += bytes;
       window.chunks.push(chunk);
       window.starts.push(end);
