@@ -26,7 +26,8 @@ export async function beginStaging(ctx: StoreContext): Promise<Staging> {
   await mkdir(scratchDir, { recursive: true });
   // Chosen now, before the content is known, so parts go up while the export still runs.
   const location = ctx.bytes.newLocation();
-  const uploaded = new Map<string, string>();
+  // Each part's hash as announced, from the moment its upload is queued.
+  const queued = new Map<string, string>();
   // One upload at a time, in the order parts were made; the first failure stops the rest and is kept for commit.
   let uploads: Promise<void> = Promise.resolve();
   let uploadFailure: unknown = null;
@@ -34,11 +35,11 @@ export async function beginStaging(ctx: StoreContext): Promise<Staging> {
   let settled = false;
   const upload = (part: ParquetPart) => {
     touched = true;
+    queued.set(part.name, part.sha256);
     uploads = uploads.then(async () => {
       if (uploadFailure !== null || settled) return;
       try {
         await ctx.bytes.putPart({ location, name: part.name, sha256: part.sha256, bytes: part.bytes }, join(scratchDir, part.name));
-        uploaded.set(part.name, part.sha256);
       } catch (error) {
         uploadFailure = error;
       }
@@ -62,8 +63,9 @@ export async function beginStaging(ctx: StoreContext): Promise<Staging> {
     },
     async commit(owner, staged, ttlSeconds) {
       if (settled) throw new Error('This staging was already committed or aborted.');
-      // Whatever the export made but did not announce goes up now.
-      for (const part of staged.parts) if (uploaded.get(part.name) !== part.sha256) upload(part);
+      // Whatever the export made but did not announce goes up now. A part it announced is queued already, its
+      // upload perhaps still under way (the last parts usually are): put again, it was hashed and placed twice.
+      for (const part of staged.parts) if (queued.get(part.name) !== part.sha256) upload(part);
       await uploads;
       settled = true;
       try {
