@@ -12,7 +12,6 @@ import { toErrorData, toSluiceError } from '../src/errors.ts';
 import { ExportDrivers } from '../src/datasources/export-drivers.ts';
 import { streamToParts } from '../src/worker/export/stream-to-parts.ts';
 import type { ExportHooks, ExportResult } from '../src/worker/export-types.ts';
-import { collectGarbage } from '../src/worker/export/release-chunks.ts';
 import { RowWindows, WINDOW_BYTES } from '../src/worker/row-windows.ts';
 import { TaskAnswers } from '../src/worker/task-answers.ts';
 import { writeFile } from '../src/worker/write-file.ts';
@@ -31,7 +30,7 @@ let copier: DuckDBConnection | null = null;
 let smallDuckdb: Promise<DuckDBConnection> | null = null;
 
 /** Row groups read whole for the plain pages sent here, kept decoded (row-windows.ts). */
-const windows = new RowWindows(settings.windowBytes ?? WINDOW_BYTES, () => collectGarbage('major'));
+const windows = new RowWindows(settings.windowBytes ?? WINDOW_BYTES);
 
 const PROGRESS_EVERY_MS = 200;
 
@@ -118,7 +117,7 @@ async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<v
       });
       answer({ type: 'done', taskId, result });
     } else if (message.type === 'forget-windows') {
-      windows.forget(message.keys);
+      await windows.forget(await smallDuck(), message.keys);
       answer({ type: 'done', taskId, result: null });
     } else if (message.type === 'read-window') {
       answer({ type: 'done', taskId, result: await windows.rows(await smallDuck(), message) });

@@ -63,7 +63,7 @@ try {
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const after = threadTicks();
-  console.log(`${result.requests.total} pages in ${seconds.toFixed(1)} s: ${(result.requests.total / seconds).toFixed(0)}/s, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx; process CPU ${((cpu.user + cpu.system) / 1000 / result.requests.total).toFixed(2)} ms a page`);
+  console.log(`${result.requests.total} pages in ${seconds.toFixed(1)} s: ${(result.requests.total / seconds).toFixed(0)}/s, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx; process CPU ${((cpu.user + cpu.system) / 1000 / result.requests.total).toFixed(2)} ms a page; RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB after them`);
   for (const [name, ticks] of [...after].sort((a, b) => b[1] - a[1])) {
     const spent = ticks - (before.get(name) ?? 0);
     if (spent * 10 > result.requests.total * 0.05) console.log(`  ${name.padEnd(20)} ${((spent * 10) / result.requests.total).toFixed(2)} ms a page`);

@@ -219,13 +219,13 @@ const TEXT_STORAGE: StorageKind[] = ['text', 'numeric_text', 'bytea', 'json_arra
 
 /**
  * Rows `from` to `to` (exclusive) of one part, in stored order, each selected column as it is stored
- * (no JSON), then the bytes the row's text holds: a window a read worker keeps and encodes page by
+ * (no JSON) as c0, c1, …, then the bytes the row's text holds as text_bytes: a window a read worker keeps and encodes page by
  * page, and whose memory it bounds by those bytes (worker/row-windows.ts). One file read by one
  * thread keeps its order without ORDER BY (preserve_insertion_order), which would cost a sort.
  */
 export function windowSql(selected: PlannedColumn[], path: string, from: number, to: number): string {
   const text = selected.filter((c) => TEXT_STORAGE.includes(c.storage)).map((c) => `coalesce(strlen(${quoteIdent(c.storageName)}), 0)`);
   // As DOUBLE, exact to 2^53, so the worker adds plain numbers rather than a BigInt a row.
-  const columns = [...selected.map((c) => quoteIdent(c.storageName)), text.length === 0 ? '0::DOUBLE' : `CAST(${text.join(' + ')} AS DOUBLE)`];
+  const columns = [...selected.map((c, i) => `${quoteIdent(c.storageName)} AS c${i}`), `${text.length === 0 ? '0::DOUBLE' : `CAST(${text.join(' + ')} AS DOUBLE)`} AS text_bytes`];
   return `SELECT ${columns.join(', ')} FROM read_parquet(${quoteLiteral(path)}, file_row_number = true) WHERE file_row_number >= ${from} AND file_row_number < ${to}`;
 }

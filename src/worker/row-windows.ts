@@ -1,54 +1,54 @@
 /**
  * Windows of stored rows a read worker keeps decoded, so that the pages of
- * a row group after the first cost a fraction of a millisecond instead of
- * the row group's decode each. A part's Parquet holds one data page per
- * column per row group, so any page of a row group costs DuckDB that whole
- * row group (bench/runs/2026-12-01-pages.md, attempt 4); streaming the row
- * group whole costs about two pages' worth, and every later page of it is
- * cut from memory and encoded in JavaScript (columns/value-json-js.ts). A
- * window is known by its part's content hash, so it can hold no other bytes
- * than the part's; the API thread sends the pages of one window to the same
- * worker (window-reads.ts).
+ * a row group after the first cost about a millisecond instead of the row
+ * group's decode each. A part's Parquet holds one data page per column per
+ * row group, so any page of a row group costs DuckDB that whole row group
+ * (bench/runs/2026-12-01-pages.md, attempt 4); copying the row group into a
+ * table of the worker's DuckDB costs about what two pages do, and every
+ * later page of it is a row range of that table, encoded in JavaScript
+ * (columns/value-json-js.ts) rather than by DuckDB's JSON functions, which
+ * cost several times the rest of a page. A window is known by its part's
+ * content hash, so it can hold no other bytes than the part's; the API
+ * thread sends the pages of one window to the same worker (window-reads.ts).
  *
- * Bounded by the memory the windows take: 16 bytes a value as DuckDB holds
- * it, and the bytes of text, which the window's statement counts row by row.
- * A window past a quarter of the bound is not kept: only the chunks of the
- * rows asked for are held while it streams, and the caller is told, so it
- * reads that artifact's pages by statements instead.
+ * The windows are tables rather than result chunks held in JavaScript:
+ * a chunk's memory is freed only when the garbage collector gets round to
+ * finalizing it, which under a stream of new windows let a worker's memory
+ * run hundreds of MB past what it kept (bench/runs/2026-12-02-pages.md); a
+ * dropped table's memory is DuckDB's again at once, and counts against its
+ * memory limit meanwhile. Bounded by the bytes the windows hold (16 a value,
+ * and the bytes of text, which the window's statement counts), least
+ * recently used out first; a window past a quarter of the bound answers its
+ * page and is dropped, and the caller is told, so it reads that artifact's
+ * pages by statements instead.
  */
-import type { DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import { valueEncoder, type ValueEncoder } from '../columns/value-json-js.ts';
 import type { WindowResult, WindowTask } from './protocol.ts';
 
-/** Bound on the memory of the windows one worker keeps. */
-export const WINDOW_BYTES = 96 * 1024 * 1024;
+/** Bound on the bytes of the windows one worker keeps. */
+export const WINDOW_BYTES = 64 * 1024 * 1024;
 /** What DuckDB holds for each value in a vector: a string's header, or a number with room to spare. */
 const VALUE_BYTES = 16;
 
-/** A window's rows as DuckDB handed them over: chunks of up to 2048 rows, in order (null: dropped, not asked for). */
+/** Numbers the windows' tables: one count for the thread, so no two sets of windows on a connection meet. */
+let made = 0;
+
 interface Window {
-  chunks: (DuckDBDataChunk | null)[];
-  /** The window's row at which each chunk starts, and one past its last row. */
-  starts: number[];
+  table: string;
+  /** Rows $1 to $2 (exclusive) of the table, prepared once: a page is then a bind and a run. */
+  slice: DuckDBPreparedStatement;
   bytes: number;
 }
 
 export class RowWindows {
   readonly #maxBytes: number;
-  readonly #collect: () => void;
   /** Map order is recency: the first key is the least recently used. */
   readonly #windows = new Map<string, Window>();
   #bytes = 0;
-  /** Bytes of windows dropped since the last collection. */
-  #dropped = 0;
 
-  /**
-   * `collect` runs a full garbage collection: a window's chunks hold native memory the collector does
-   * not see, freed only when it finalizes them, so it is run whenever half the bound has been dropped.
-   */
-  constructor(maxBytes = WINDOW_BYTES, collect: () => void = () => undefined) {
+  constructor(maxBytes = WINDOW_BYTES) {
     this.#maxBytes = maxBytes;
-    this.#collect = collect;
   }
 
   /** Windows kept now, and their bytes. */
@@ -57,13 +57,12 @@ export class RowWindows {
   }
 
   /** Drops the windows of `keys` that are kept. */
-  forget(keys: string[]): void {
+  async forget(connection: DuckDBConnection, keys: string[]): Promise<void> {
     for (const key of keys) {
       const window = this.#windows.get(key);
       if (window === undefined) continue;
       this.#windows.delete(key);
-      this.#bytes -= window.bytes;
-      this.#dropped += window.bytes;
+      await this.#drop(connection, window);
     }
   }
 
@@ -78,62 +77,59 @@ export class RowWindows {
     if (kept !== undefined) {
       this.#windows.delete(task.key);
       this.#windows.set(task.key, kept);
-      return { rows: cut(kept, encoders, task.from, task.to), read: false, kept: true };
+      return { rows: await cut(kept, encoders, task.from, task.to), read: false, kept: true };
     }
     const window = await this.#read(connection, task);
     const keep = window.bytes <= this.#maxBytes / 4;
-    if (keep) {
-      this.#windows.set(task.key, window);
-      this.#bytes += window.bytes;
-      for (const [oldest, old] of this.#windows) {
-        if (this.#bytes <= this.#maxBytes) break;
-        this.#windows.delete(oldest);
-        this.#bytes -= old.bytes;
-        this.#dropped += old.bytes;
-      }
-    } else this.#dropped += window.bytes;
-    const rows = cut(window, encoders, task.from, task.to);
-    if (this.#dropped >= this.#maxBytes / 2) {
-      this.#dropped = 0;
-      this.#collect();
+    try {
+      return { rows: await cut(window, encoders, task.from, task.to), read: true, kept: keep };
+    } finally {
+      if (keep) await this.#keep(connection, task.key, window);
+      else await drop(connection, window);
     }
-    return { rows, read: true, kept: keep };
   }
 
-  /** The window's chunks, streamed (a materialized result costs DuckDB about half as much again to hand over), and their bytes. */
+  /** The window copied into a table of its own, and the bytes it holds. */
   async #read(connection: DuckDBConnection, task: WindowTask): Promise<Window> {
-    const result = await connection.stream(task.sql);
-    const window: Window = { chunks: [], starts: [0], bytes: 0 };
-    const widths = task.storages.length;
-    for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-      const start = window.starts[window.starts.length - 1]!;
-      const end = start + chunk.rowCount;
-      const width = chunk.getColumnVector(widths);
-      let bytes = chunk.rowCount * VALUE_BYTES * widths;
-      for (let row = 0; row < chunk.rowCount; row++) bytes += width.getItem(row) as number;
-      window.bytes += bytes;
-      window.chunks.push(chunk);
-      window.starts.push(end);
-      // Past what may be kept, only the chunks of the rows asked for stay.
-      if (window.bytes > this.#maxBytes / 4) {
-        window.chunks = window.chunks.map((c, i) => (window.starts[i]! < task.to && window.starts[i + 1]! > task.from ? c : null));
-      }
+    const table = `window_${++made}`;
+    await connection.run(`CREATE TEMP TABLE ${table} AS ${task.sql}`);
+    const size = (await connection.runAndReadAll(`SELECT count(*)::DOUBLE, coalesce(sum(text_bytes), 0)::DOUBLE FROM ${table}`)).getRows()[0]!;
+    // Filled by one scan in order, the table numbers its rows in that order: no ORDER BY (a sort) is needed.
+    const slice = await connection.prepare(`SELECT ${task.storages.map((_, i) => `c${i}`).join(', ')} FROM ${table} WHERE rowid >= $1 AND rowid < $2`);
+    return { table, slice, bytes: (size[0] as number) * VALUE_BYTES * task.storages.length + (size[1] as number) };
+  }
+
+  async #keep(connection: DuckDBConnection, key: string, window: Window): Promise<void> {
+    this.#windows.set(key, window);
+    this.#bytes += window.bytes;
+    for (const [oldest, old] of this.#windows) {
+      if (this.#bytes <= this.#maxBytes) break;
+      this.#windows.delete(oldest);
+      await this.#drop(connection, old);
     }
-    return window;
+  }
+
+  async #drop(connection: DuckDBConnection, window: Window): Promise<void> {
+    this.#bytes -= window.bytes;
+    await drop(connection, window);
   }
 }
 
-function cut(window: Window, encoders: ValueEncoder[], from: number, to: number): unknown[][] {
+async function drop(connection: DuckDBConnection, window: Window): Promise<void> {
+  window.slice.destroySync();
+  await connection.run(`DROP TABLE IF EXISTS ${window.table}`);
+}
+
+/** Rows `from` to `to` of the window, in order. */
+async function cut(window: Window, encoders: ValueEncoder[], from: number, to: number): Promise<unknown[][]> {
+  window.slice.bindBigInt(1, BigInt(from));
+  window.slice.bindBigInt(2, BigInt(to));
+  const reader = await window.slice.runAndReadAll();
   const rows: unknown[][] = [];
-  const end = Math.min(to, window.starts[window.starts.length - 1]!);
-  let index = 0;
-  for (let row = from; row < end; row++) {
-    while (window.starts[index + 1]! <= row) index++;
-    const chunk = window.chunks[index]!;
-    const at = row - window.starts[index]!;
+  for (let row = 0; row < reader.currentRowCount; row++) {
     const values = new Array<unknown>(encoders.length);
     for (let column = 0; column < encoders.length; column++) {
-      const value = chunk.getColumnVector(column).getItem(at);
+      const value = reader.value(column, row);
       values[column] = value === null ? null : encoders[column]!(value);
     }
     rows.push(values);

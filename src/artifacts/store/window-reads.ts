@@ -1,9 +1,9 @@
 /**
  * Plain pages cut from windows of rows that the read workers keep decoded
  * (worker/row-windows.ts). A window is WINDOW_ROWS rows of one part,
- * aligned on the part's row groups, so reading one costs DuckDB what one
- * page of it does; every later page of the same window, whoever asks for
- * it, is cut from the worker's memory. The pages of a window all go to the
+ * aligned on the part's row groups, so reading one costs DuckDB about what
+ * one page of it does; every later page of the same window, whoever asks
+ * for it, is cut from the worker's copy. The pages of a window all go to the
  * worker that keeps it. Only columns JavaScript encodes exactly as DuckDB
  * does qualify (columns/value-json-js.ts); a page of other columns is read
  * by a statement as before.

@@ -23,15 +23,6 @@ let collect: Collect | null | undefined;
 
 /** Runs a young-generation garbage collection of this thread's heap; nothing where the runtime does not allow it. */
 export function releaseSpentChunks(): void {
-  collectGarbage('minor');
-}
-
-/**
- * Runs a garbage collection of this thread's heap of the given type; nothing where the runtime does not
- * allow it. Chunks kept a long time (worker/row-windows.ts) are old by the time they are dropped: only a
- * full collection finalizes them.
- */
-export function collectGarbage(type: 'minor' | 'major'): void {
   if (collect === undefined) {
     try {
       // The documented way to reach the collector without starting the process with --expose-gc.
@@ -41,5 +32,5 @@ export function collectGarbage(type: 'minor' | 'major'): void {
       collect = null;
     }
   }
-  collect?.({ type });
+  collect?.({ type: 'minor' });
 }

@@ -117,8 +117,8 @@ describe('plain pages cut from windows kept by the read workers', () => {
   beforeAll(async () => {
     fixtures = await createFixtures();
     dir = mkdtempSync(join(tmpdir(), 'sluice-window-reads-'));
-    // Two workers, as the server runs by default; windows of at most 4 MB each are kept (a quarter of the bound).
-    pool = new WorkerPool(new URL('../../../workers/query-worker.ts', import.meta.url), 2, { duckdbThreads: 1, duckdbMemoryLimit: '256MB', windowBytes: 16 * 1024 * 1024 }, 2);
+    // Two workers, as the server runs by default; windows of at most 8 MB each are kept (a quarter of the bound).
+    pool = new WorkerPool(new URL('../../../workers/query-worker.ts', import.meta.url), 2, { duckdbThreads: 1, duckdbMemoryLimit: '256MB', windowBytes: 32 * 1024 * 1024 }, 2);
     await pool.loaded();
     const workers: StoreWorkers = {
       read: async (sql, params, options) => {
@@ -186,7 +186,7 @@ describe('plain pages cut from windows kept by the read workers', () => {
   });
 
   it('keeps no window too wide for its bound, and reads that artifact\'s next pages by statements', async () => {
-    // About 330 bytes a row: a whole window is some 10 MB, past the 4 MB a worker here keeps of one.
+    // About 430 bytes a row as kept: a whole window is some 13 MB, past the 8 MB a worker here keeps of one.
     const id = await artifactOf(`SELECT g::int8 AS n, repeat(md5(g::text), 9) AS wide FROM generate_series(1, ${WINDOW_ROWS}) g`);
     windowReads.length = 0;
     statements = 0;
