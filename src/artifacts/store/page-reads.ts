@@ -4,15 +4,16 @@
  * on a read worker over the leased parts. A plain page (no filter, no sort)
  * leases and reads only the parts its rows are in.
  *
- * A plain page of up to BLOCK_ROWS rows is cut from the row groups the read
- * workers keep decoded (window-reads.ts), whoever asked for the others and
- * in whatever order. Where windows do not serve (columns only DuckDB
- * encodes, rows too wide to keep, larger pages), a page is a statement: a
- * caller following cursors, who asks for the page after the one it was just
- * given, then gets it cut from a block of BLOCK_ROWS rows read once, so the
- * next pages of the same reader come from memory (reading a 100-row page
- * costs DuckDB most of what a block costs: it decodes the row group's pages
- * either way), while a page asked for out of sequence is read on its own.
+ * A plain page of up to a quarter of BLOCK_ROWS rows is cut from the row
+ * groups the read workers keep decoded (window-reads.ts), whoever asked for
+ * the others and in whatever order. Where windows do not serve (columns
+ * only DuckDB encodes, rows too wide to keep), such a page is a statement:
+ * a caller following cursors, who asks for the page after the one it was
+ * just given, then gets it cut from a block of BLOCK_ROWS rows read once,
+ * so the next pages of the same reader come from memory (reading a 100-row
+ * page costs DuckDB most of what a block costs: it decodes the row group's
+ * pages either way). A page asked for out of sequence, or a larger one, is
+ * read on its own.
  */
 import { buildAggregateStatement } from '../aggregate-sql.ts';
 import type { BlobRecord } from '../../catalog/catalog.ts';
@@ -142,7 +143,9 @@ export async function readPage(ctx: StoreContext, principal: string, id: string,
   }
   const pageKey = `read\u0000${artifact}\u0000${JSON.stringify(request)}`;
   const reader = `${artifact}\u0000${JSON.stringify(request.columns ?? null)}`;
-  const windowed = ctx.workers.windows !== undefined && request.limit <= BLOCK_ROWS && !state.wide.has(reader) ? windowColumns(meta, request) : null;
+  // Pages of a few hundred rows: a larger one costs a window's copy nearly what it costs a statement, and gains little from it.
+  const small = request.limit <= BLOCK_ROWS / 4;
+  const windowed = ctx.workers.windows !== undefined && small && !state.wide.has(reader) ? windowColumns(meta, request) : null;
   if (windowed !== null) {
     return state.answers.get(pageKey, async () => {
       const { page, kept } = await windowPage(ctx, ctx.workers.windows!, blob, windowed, request);
@@ -152,7 +155,6 @@ export async function readPage(ctx: StoreContext, principal: string, id: string,
   }
   const total = blob.parts.reduce((sum, p) => sum + p.rows, 0);
   // Large pages are read on their own: a block is then hardly larger, and never more than one page's worth of memory is read for a page.
-  const small = request.limit <= BLOCK_ROWS / 4;
   if (follows(state, reader, request) && small && request.offset < total && !state.unblocked.has(reader)) return fromBlocks(ctx, state, meta, blob, reader, request, total);
   return state.answers.get(pageKey, () => plainRun(ctx, meta, blob, request));
 }
