@@ -23,6 +23,27 @@ import { createFixtures, type Fixtures } from '../store-fixtures.ts';
 
 const OWNER = { principal: 'alice', sessionId: 'default' };
 
+/** A store over a local directory, its catalog in SQLite, its reads on `workers`. */
+function storeIn(dir: string, workers: StoreWorkers): Store {
+  const catalog = openSqliteCatalog({ file: join(dir, 'catalog.sqlite'), principalQuotaBytes: 1e12, workspaceQuotaBytes: 1e12 });
+  const bytes = createLocalBytes({ root: join(dir, 'artifacts') });
+  return createStore(
+    { catalog, bytes, workers, stagingRoot: join(dir, 'staging'), downloadsRoot: join(dir, 'downloads'), now: () => new Date(), log: quietLogger, replica: 'test', checkpoint: () => undefined },
+    async () => {
+      bytes.close();
+      await catalog.close();
+    },
+  );
+}
+
+/** The id of a new artifact of `sql`'s rows, exported by the fixtures and committed in `store`. */
+async function committed(fixtures: Fixtures, store: Store, sql: string): Promise<string> {
+  const staged = await fixtures.stage(store, sql);
+  const outcome = await staged.staging.commit(OWNER, staged, 3600);
+  if (outcome.decision !== 'CREATED') throw new Error(outcome.message);
+  return outcome.artifact.id;
+}
+
 describe('pages of a reader following its cursor, read by statements', () => {
   let fixtures: Fixtures;
   let dir: string;
@@ -44,15 +65,7 @@ describe('pages of a reader following its cursor, read by statements', () => {
         return rows;
       },
     };
-    const catalog = openSqliteCatalog({ file: join(dir, 'catalog.sqlite'), principalQuotaBytes: 1e12, workspaceQuotaBytes: 1e12 });
-    const bytes = createLocalBytes({ root: join(dir, 'artifacts') });
-    store = createStore(
-      { catalog, bytes, workers, stagingRoot: join(dir, 'staging'), downloadsRoot: join(dir, 'downloads'), now: () => new Date(), log: quietLogger, replica: 'test', checkpoint: () => undefined },
-      async () => {
-        bytes.close();
-        await catalog.close();
-      },
-    );
+    store = storeIn(dir, workers);
   }, 120_000);
   afterAll(async () => {
     await store?.close();
@@ -60,12 +73,7 @@ describe('pages of a reader following its cursor, read by statements', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function artifactOf(sql: string): Promise<string> {
-    const staged = await fixtures.stage(store, sql);
-    const outcome = await staged.staging.commit(OWNER, staged, 3600);
-    if (outcome.decision !== 'CREATED') throw new Error(outcome.message);
-    return outcome.artifact.id;
-  }
+  const artifactOf = (sql: string) => committed(fixtures, store, sql);
 
   /** Rows DuckDB returned while the reader read `pages` pages of 100, each following the one before. */
   async function follow(id: string, pages: number): Promise<number> {
@@ -135,15 +143,7 @@ describe('plain pages cut from windows kept by the read workers', () => {
       },
       writeFile: fixtures.workers.writeFile,
     };
-    const catalog = openSqliteCatalog({ file: join(dir, 'catalog.sqlite'), principalQuotaBytes: 1e12, workspaceQuotaBytes: 1e12 });
-    const bytes = createLocalBytes({ root: join(dir, 'artifacts') });
-    store = createStore(
-      { catalog, bytes, workers, stagingRoot: join(dir, 'staging'), downloadsRoot: join(dir, 'downloads'), now: () => new Date(), log: quietLogger, replica: 'test', checkpoint: () => undefined },
-      async () => {
-        bytes.close();
-        await catalog.close();
-      },
-    );
+    store = storeIn(dir, workers);
   }, 120_000);
   afterAll(async () => {
     await store?.close();
@@ -152,12 +152,7 @@ describe('plain pages cut from windows kept by the read workers', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function artifactOf(sql: string): Promise<string> {
-    const staged = await fixtures.stage(store, sql);
-    const outcome = await staged.staging.commit(OWNER, staged, 3600);
-    if (outcome.decision !== 'CREATED') throw new Error(outcome.message);
-    return outcome.artifact.id;
-  }
+  const artifactOf = (sql: string) => committed(fixtures, store, sql);
 
   it('reads a window once for all its pages, in any order and at once, and each page holds the rows of its offset', async () => {
     const id = await artifactOf(`SELECT g::int8 AS n, md5(g::text) AS h, (g % 3 = 0) AS b FROM generate_series(1, ${2 * WINDOW_ROWS}) g`);
