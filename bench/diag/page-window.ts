@@ -1,11 +1,15 @@
 /**
  * What a row group read whole costs against one page of it, in DuckDB on one
- * single-threaded connection (as the read worker's plain pages run): the
- * page's statement (99 rows and the one past them, JSON text per row), and
- * the same statement over a whole 30,720-row window, its rows joined into
- * one text with their end offsets, as a window is handed to the API thread.
- * Parts are made here as exports write them (7 columns like the pages bench,
- * 10 × 200k rows, ROW_GROUP_SIZE 30000). CPU time per read, medians of rounds.
+ * single-threaded connection (as the read worker's plain pages run), each
+ * way a window can be kept: the page's statement (99 rows and the one past
+ * them, JSON text per row); the whole 30,720-row window through the same
+ * statement, joined into one text; as a materialized result, streamed
+ * chunks, or a table (CREATE TABLE AS), and 100 rows from that table with
+ * and without DuckDB's JSON, prepared or not; and 100 rows from a window
+ * RowWindows keeps (row-windows.ts). Parts are made here as exports write
+ * them (7 columns like the pages bench, 10 × 200k rows, ROW_GROUP_SIZE
+ * 30000). CPU time per operation, medians of 5 interleaved rounds
+ * (bench/runs/2026-12-02-pages.md).
  *
  *   npx tsx bench/diag/page-window.ts
  */
@@ -84,7 +88,6 @@ try {
   };
   const { windowSql } = await import('../../src/artifacts/read-sql.ts');
   const { RowWindows } = await import('../../src/worker/row-windows.ts');
-  let windowNo = 0;
   const materialize = async (i: number) => {
     const part = parts[i % 10]!;
     return duck.runAndReadAll(windowSql(columns, part.path, at(i), at(i) + WINDOW));
@@ -97,10 +100,9 @@ try {
     return chunks;
   };
   const kept = new RowWindows();
-  const task = (i: number, from: number) => ({ type: 'read-window' as const, key: `k${i % 10}`, sql: windowSql(columns, parts[i % 10]!.path, at(i % 10), at(i % 10) + WINDOW), storages: columns.map((c) => c.storage), from, to: from + 100, bytes: 1 });
+  const task = (i: number, from: number) => ({ type: 'read-window' as const, key: `k${i % 10}`, sql: windowSql(columns, parts[i % 10]!.path, at(i % 10), at(i % 10) + WINDOW), rowsSql: windowSql(columns, parts[i % 10]!.path, at(i % 10) + from, at(i % 10) + from + 100), storages: columns.map((c) => c.storage), from, to: from + 100 });
   for (let i = 0; i < 10; i++) await kept.rows(duck, task(i, 0));
   const cutKept = (i: number) => kept.rows(duck, task(i, (i * 131) % 30_000));
-  void windowNo;
   const fillAndDrop = async (i: number) => duck.run(`DROP TABLE ${await fill(i)}`);
   const rounds: Record<string, number>[] = [];
   for (let r = 0; r < 5; r++) rounds.push({ page: await cpuPer(60, page), window: await cpuPer(10, window), fill: await cpuPer(20, fillAndDrop), fromTable: await cpuPer(200, fromTable), fromPrepared: await cpuPer(200, fromPrepared), rawFromTable: await cpuPer(200, rawFromTable), one: await cpuPer(200, () => duck.runAndReadAll('SELECT 1')), materialize: await cpuPer(10, materialize), runOnly: await cpuPer(10, runOnly), streamed: await cpuPer(10, streamed), cutKept: await cpuPer(300, cutKept) });

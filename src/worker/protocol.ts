@@ -44,6 +44,8 @@ export interface WindowTask {
   key: string;
   /** The window's rows in order, one stored column each in the order of `storages`, then the bytes of each row's text. */
   sql: string;
+  /** The same columns of rows `from` to `to` only: what the worker reads when it cannot copy the window (out of memory). */
+  rowsSql: string;
   storages: StorageKind[];
   from: number;
   to: number;

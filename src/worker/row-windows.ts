@@ -20,9 +20,10 @@
  * and the bytes of text, which the window's statement counts), least
  * recently used out first; a window past a quarter of the bound answers its
  * page and is dropped, and the caller is told, so it reads that artifact's
- * pages by statements instead.
+ * pages by statements instead. A window DuckDB cannot copy within its
+ * memory limit is not copied: the rows asked for are read on their own.
  */
-import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBResultReader } from '@duckdb/node-api';
 import { valueEncoder, type ValueEncoder } from '../columns/value-json-js.ts';
 import type { WindowResult, WindowTask } from './protocol.ts';
 
@@ -79,7 +80,9 @@ export class RowWindows {
       this.#windows.set(task.key, kept);
       return { rows: await cut(kept, encoders, task.from, task.to), read: false, kept: true };
     }
-    const window = await this.#read(connection, task);
+    const window = await this.#read(connection, task).catch(() => null);
+    // A window DuckDB could not copy (its values past its memory limit) still answers its rows, read on their own.
+    if (window === null) return { rows: encode(await connection.runAndReadAll(task.rowsSql), encoders), read: true, kept: false };
     const keep = window.bytes <= this.#maxBytes / 4;
     try {
       return { rows: await cut(window, encoders, task.from, task.to), read: true, kept: keep };
@@ -92,11 +95,16 @@ export class RowWindows {
   /** The window copied into a table of its own, and the bytes it holds. */
   async #read(connection: DuckDBConnection, task: WindowTask): Promise<Window> {
     const table = `window_${++made}`;
-    await connection.run(`CREATE TEMP TABLE ${table} AS ${task.sql}`);
-    const size = (await connection.runAndReadAll(`SELECT count(*)::DOUBLE, coalesce(sum(text_bytes), 0)::DOUBLE FROM ${table}`)).getRows()[0]!;
-    // Filled by one scan in order, the table numbers its rows in that order: no ORDER BY (a sort) is needed.
-    const slice = await connection.prepare(`SELECT ${task.storages.map((_, i) => `c${i}`).join(', ')} FROM ${table} WHERE rowid >= $1 AND rowid < $2`);
-    return { table, slice, bytes: (size[0] as number) * VALUE_BYTES * task.storages.length + (size[1] as number) };
+    try {
+      await connection.run(`CREATE TEMP TABLE ${table} AS ${task.sql}`);
+      const size = (await connection.runAndReadAll(`SELECT count(*)::DOUBLE, coalesce(sum(text_bytes), 0)::DOUBLE FROM ${table}`)).getRows()[0]!;
+      // Filled by one scan in order, the table numbers its rows in that order: no ORDER BY (a sort) is needed.
+      const slice = await connection.prepare(`SELECT ${task.storages.map((_, i) => `c${i}`).join(', ')} FROM ${table} WHERE rowid >= $1 AND rowid < $2`);
+      return { table, slice, bytes: (size[0] as number) * VALUE_BYTES * task.storages.length + (size[1] as number) };
+    } catch (error) {
+      await connection.run(`DROP TABLE IF EXISTS ${table}`);
+      throw error;
+    }
   }
 
   async #keep(connection: DuckDBConnection, key: string, window: Window): Promise<void> {
@@ -124,7 +132,11 @@ async function drop(connection: DuckDBConnection, window: Window): Promise<void>
 async function cut(window: Window, encoders: ValueEncoder[], from: number, to: number): Promise<unknown[][]> {
   window.slice.bindBigInt(1, BigInt(from));
   window.slice.bindBigInt(2, BigInt(to));
-  const reader = await window.slice.runAndReadAll();
+  return encode(await window.slice.runAndReadAll(), encoders);
+}
+
+/** Each row of a result as JSON values, by the encoders of its columns in order. */
+function encode(reader: DuckDBResultReader, encoders: ValueEncoder[]): unknown[][] {
   const rows: unknown[][] = [];
   for (let row = 0; row < reader.currentRowCount; row++) {
     const values = new Array<unknown>(encoders.length);

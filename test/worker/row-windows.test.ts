@@ -37,7 +37,7 @@ afterAll(() => {
 
 /** Rows `from`-`to` of the window of 2,000 rows starting at `start`. */
 function task(start: number, from: number, to: number): WindowTask {
-  return { type: 'read-window', key: `part\u0000${start}`, sql: windowSql(COLUMNS, file, start, start + 2000), storages: ['int8', 'text'], from, to };
+  return { type: 'read-window', key: `part\u0000${start}`, sql: windowSql(COLUMNS, file, start, start + 2000), rowsSql: windowSql(COLUMNS, file, start + from, start + to), storages: ['int8', 'text'], from, to };
 }
 
 // A window of 2,000 rows: 2 values of 16 bytes and 32 bytes of md5 text a row, 128,000 bytes.
@@ -78,5 +78,16 @@ describe('RowWindows', () => {
     await windows.forget(duck, ['part\u00000', 'unknown']);
     expect(windows.held).toEqual({ windows: 0, bytes: 0 });
     expect((await windows.rows(duck, task(0, 0, 1))).read).toBe(true);
+  });
+
+  it('answers the rows asked for when the window cannot be copied, and keeps nothing of it', async () => {
+    const windows = new RowWindows(4 * WINDOW);
+    const tables = async () => Number((await duck.runAndReadAll("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'window_%'")).getRows()[0]![0]);
+    const before = await tables();
+    // A copy that fails as one past DuckDB's memory limit would: the rows come from the statement of those rows alone.
+    const failing = { ...task(0, 3, 5), sql: `SELECT no_such_column FROM read_parquet(${quoteLiteral(file)})` };
+    expect(await windows.rows(duck, failing)).toMatchObject({ read: true, kept: false, rows: [['3', expect.any(String)], ['4', expect.any(String)]] });
+    expect(windows.held.windows).toBe(0);
+    expect(await tables()).toBe(before);
   });
 });

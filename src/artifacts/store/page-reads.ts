@@ -145,7 +145,7 @@ export async function readPage(ctx: StoreContext, principal: string, id: string,
   const reader = `${artifact}\u0000${JSON.stringify(request.columns ?? null)}`;
   // Pages of a few hundred rows: a larger one costs a window's copy nearly what it costs a statement, and gains little from it.
   const small = request.limit <= BLOCK_ROWS / 4;
-  const windowed = ctx.workers.windows !== undefined && small && !state.wide.has(reader) ? windowColumns(meta, request) : null;
+  const windowed = ctx.workers.windows !== undefined && small && !state.wide.has(reader) ? windowColumns(meta, blob, request) : null;
   if (windowed !== null) {
     return state.answers.get(pageKey, async () => {
       const { page, kept } = await windowPage(ctx, ctx.workers.windows!, blob, windowed, request);

@@ -23,9 +23,20 @@ import type { StoreContext, WindowWorkers } from './store-context.ts';
  */
 export const WINDOW_ROWS = 30_720;
 
-/** The columns a page shows, when every one of them can be encoded from a window; null otherwise. */
-export function windowColumns(meta: ArtifactMeta, request: ReadRequest): PlannedColumn[] | null {
+/**
+ * Compressed bytes a row of the parts may take for their windows to be worth copying: at 800 a row a
+ * window is past what a worker keeps of one (a quarter of its 64 MB), whatever the text decodes to.
+ */
+const MAX_STORED_ROW_BYTES = 800;
+
+/**
+ * The columns a page shows, when every one of them can be encoded from a window and the artifact's rows
+ * are not so wide that no window of them would be kept; null otherwise.
+ */
+export function windowColumns(meta: ArtifactMeta, blob: BlobRecord, request: ReadRequest): PlannedColumn[] | null {
   const selected = project(meta.columns, request.columns);
+  const rows = blob.parts.reduce((sum, p) => sum + p.rows, 0);
+  if (rows > 0 && blob.sizeBytes / rows > MAX_STORED_ROW_BYTES) return null;
   return selected.every((c) => valueEncoder(c.storage) !== null) ? selected : null;
 }
 
@@ -82,6 +93,7 @@ export async function windowPage(ctx: StoreContext, windows: WindowWorkers, blob
         {
           key,
           sql: windowSql(selected, file.path, piece.window, piece.window + size),
+          rowsSql: windowSql(selected, file.path, piece.window + piece.from, piece.window + piece.to),
           storages,
           from: piece.from,
           to: piece.to,

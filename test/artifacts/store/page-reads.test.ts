@@ -194,6 +194,18 @@ describe('plain pages cut from windows kept by the read workers', () => {
     expect(statements).toBe(1);
   });
 
+  it('reads pages of an artifact whose stored rows pass 800 bytes by statements, without copying a window', async () => {
+    // Sixty different md5s a row: about 2 kB that compress little.
+    const wide = Array.from({ length: 60 }, (_, i) => `md5((g * ${i + 1})::text)`).join(' || ');
+    const id = await artifactOf(`SELECT g::int8 AS n, ${wide} AS wide FROM generate_series(1, 3000) g`);
+    windowReads.length = 0;
+    statements = 0;
+    const page = await store.read(OWNER.principal, id, { limit: 99, offset: 1000 });
+    expect(page.rows[0]![0]).toBe('1001');
+    expect(windowReads).toHaveLength(0);
+    expect(statements).toBe(1);
+  });
+
   it('reads pages of columns only DuckDB encodes (arrays) by statements', async () => {
     const id = await artifactOf('SELECT g::int8 AS n, ARRAY[g, g + 1] AS pair FROM generate_series(1, 500) g');
     windowReads.length = 0;
