@@ -12,6 +12,7 @@ import type { OpenedStore } from './artifacts/store/open-store.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './datasources/postgres/embedded/start-embedded.ts';
 import type { DatasourceRegistry } from './datasources/registry.ts';
 import type { WorkerPool } from './worker/worker-pool.ts';
+import { spillRoot, sweepSpills } from './worker/spill-directory.ts';
 import { adoptSharedSecrets, type ServerAccess } from './server-access.ts';
 import type { AuditRetention } from './audit/audit-retention.ts';
 
@@ -59,6 +60,7 @@ export async function finishStartUp(parts: StartUpParts): Promise<void> {
   stored.verifyStored();
   // Leftovers of exports interrupted by a crash: removed now that the server is serving.
   void stored.store.sweepScratch().catch((e: unknown) => parts.log(`Could not clean staged files: ${(e as Error).message}`));
+  void sweepSpills(spillRoot(parts.dataDir)).catch((e: unknown) => parts.log(`Could not clean spilled files: ${(e as Error).message}`));
   parts.collector.start();
   parts.historyPurger.start();
   parts.audit?.retention.start();

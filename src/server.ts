@@ -40,6 +40,7 @@ import { AuditTrail } from './audit/audit-trail.ts';
 import { AuditRetention } from './audit/audit-retention.ts';
 import { queryEntry } from './audit/query-entry.ts';
 import type { AuditPort } from './catalog/ports/audit-port.ts';
+import { spillRoot } from './worker/spill-directory.ts';
 
 const QUERY_WORKER = new URL('../workers/query-worker.ts', import.meta.url);
 
@@ -75,7 +76,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const dataDir = resolve(config.dataDir);
   const access = await loadAccess(config, dataDir, log);
   const { registry, embeddedWanted } = await planDatasources(config, logger);
-  const { queryPool, readPool } = createPools(config, logger, seams);
+  const { queryPool, readPool } = createPools(config, dataDir, logger, seams);
   // What works on behalf of requests names the request in its log lines; pools and connections do not (see withRequestIds).
   const stored = openArtifactStore(config, dataDir, withRequestIds(logger), readPool);
   const metrics = new SluiceMetrics();
@@ -115,11 +116,12 @@ async function planDatasources(config: Config, logger: Logger): Promise<{ regist
   return { registry, embeddedWanted };
 }
 
-function createPools(config: Config, logger: Logger, seams: StartSeams): { queryPool: WorkerPool; readPool: WorkerPool } {
+function createPools(config: Config, dataDir: string, logger: Logger, seams: StartSeams): { queryPool: WorkerPool; readPool: WorkerPool } {
+  const spillDir = spillRoot(dataDir);
   // Exports run PostgreSQL, the stream and DuckDB's conversion side by side: one DuckDB
   // thread each leaves the other core to the database (measured faster on 2 cores).
-  const exportWorker: QueryWorkerData = { duckdbThreads: 1, duckdbMemoryLimit: '256MB' };
-  const readWorker: QueryWorkerData = { duckdbThreads: 2, duckdbMemoryLimit: '512MB' };
+  const exportWorker: QueryWorkerData = { duckdbThreads: 1, duckdbMemoryLimit: '256MB', spillDir };
+  const readWorker: QueryWorkerData = { duckdbThreads: 2, duckdbMemoryLimit: '512MB', spillDir };
   const queryPool = new WorkerPool(seams.queryWorker ?? QUERY_WORKER, config.queryWorkers, exportWorker, 1, logger);
   // The read pool's first worker starts once the server is ready, in the background: start-up
   // does not wait for it, and the first read does not pay for loading it.

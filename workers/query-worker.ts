@@ -6,13 +6,14 @@
  * hands over the rows, streamToParts turns them into parts.
  */
 import { mkdirSync } from 'node:fs';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { toErrorData, toSluiceError } from '../src/errors.ts';
 import { ExportDrivers } from '../src/datasources/export-drivers.ts';
 import { streamToParts } from '../src/worker/export/stream-to-parts.ts';
 import type { ExportHooks, ExportResult } from '../src/worker/export-types.ts';
 import { RowWindows, WINDOW_BYTES } from '../src/worker/row-windows.ts';
+import { instanceSpillDir } from '../src/worker/spill-directory.ts';
 import { TaskAnswers } from '../src/worker/task-answers.ts';
 import { writeFile } from '../src/worker/write-file.ts';
 import type { ExportTask, FromWorker, QueryWorkerData, ToWorker } from '../src/worker/protocol.ts';
@@ -44,8 +45,12 @@ function log(line: string, cause?: unknown): void {
   send(text === undefined ? { type: 'log', line } : { type: 'log', line, cause: text });
 }
 
-function openDuck(threads: number, memoryLimit: string): Promise<DuckDBInstance> {
-  return DuckDBInstance.create(':memory:', { threads: String(threads), memory_limit: memoryLimit });
+/** `name` tells the worker's instances apart: each spills into a directory of its own. */
+function openDuck(name: string, threads: number, memoryLimit: string): Promise<DuckDBInstance> {
+  // DuckDB makes its own directory when it first spills, but not the folders above it.
+  mkdirSync(settings.spillDir, { recursive: true });
+  const tempDirectory = instanceSpillDir(settings.spillDir, threadId, name);
+  return DuckDBInstance.create(':memory:', { threads: String(threads), memory_limit: memoryLimit, temp_directory: tempDirectory });
 }
 
 async function utcConnection(instance: DuckDBInstance): Promise<DuckDBConnection> {
@@ -56,7 +61,7 @@ async function utcConnection(instance: DuckDBInstance): Promise<DuckDBConnection
 
 function duck(): Promise<DuckDBConnection> {
   duckdb ??= (async () => {
-    const instance = await openDuck(settings.duckdbThreads, settings.duckdbMemoryLimit);
+    const instance = await openDuck('main', settings.duckdbThreads, settings.duckdbMemoryLimit);
     const connection = await utcConnection(instance);
     copier = await utcConnection(instance);
     return connection;
@@ -73,7 +78,7 @@ function duck(): Promise<DuckDBConnection> {
  */
 function smallDuck(): Promise<DuckDBConnection> {
   if (settings.duckdbThreads <= 1) return duck();
-  smallDuckdb ??= openDuck(1, settings.duckdbMemoryLimit).then(utcConnection);
+  smallDuckdb ??= openDuck('small', 1, settings.duckdbMemoryLimit).then(utcConnection);
   return smallDuckdb;
 }
 

@@ -117,6 +117,8 @@ export type FromWorker =
 export interface QueryWorkerData {
   duckdbThreads: number;
   duckdbMemoryLimit: string;
+  /** Where the worker's DuckDB instances spill past their memory limit, each in a directory of its own (spill-directory.ts). */
+  spillDir: string;
   /** Bound on the memory of the row windows the worker keeps (row-windows.ts); WINDOW_BYTES when absent. */
   windowBytes?: number;
 }

@@ -11,6 +11,7 @@ import { streamToParts } from '../../src/worker/export/stream-to-parts.ts';
 import type { ArtifactStore, StagedResult, Staging } from '../../src/artifacts/types.ts';
 import type { StoreWorkers } from '../../src/artifacts/store/store-context.ts';
 import { WorkerPool } from '../../src/worker/worker-pool.ts';
+import { workerSettings } from '../helpers/worker-settings.ts';
 
 
 export interface Fixtures {
@@ -21,7 +22,7 @@ export interface Fixtures {
 }
 
 export async function createFixtures(): Promise<Fixtures> {
-  const pool = new WorkerPool(new URL('../../workers/query-worker.ts', import.meta.url), 1, { duckdbThreads: 1, duckdbMemoryLimit: '256MB' });
+  const pool = new WorkerPool(new URL('../../workers/query-worker.ts', import.meta.url), 1, workerSettings({ duckdbThreads: 1, duckdbMemoryLimit: '256MB' }));
   const database = await testDatabase();
   // The export's own connection, as a query worker opens it.
   const client = await connect(database.url, () => undefined);

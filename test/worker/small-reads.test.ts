@@ -4,12 +4,13 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../src/worker/worker-pool.ts';
+import { workerSettings } from '../helpers/worker-settings.ts';
 
 const QUERY_WORKER = new URL('../../workers/query-worker.ts', import.meta.url);
 const THREADS = "SELECT CAST(to_json([current_setting('threads')::VARCHAR, current_setting('TimeZone')::VARCHAR]) AS VARCHAR)";
 
 describe('query worker: small reads', () => {
-  const pool = new WorkerPool(QUERY_WORKER, 1, { duckdbThreads: 2, duckdbMemoryLimit: '128MB' });
+  const pool = new WorkerPool(QUERY_WORKER, 1, workerSettings({ duckdbThreads: 2, duckdbMemoryLimit: '128MB' }));
   afterAll(() => pool.close());
 
   it('run a small read on one thread and the others on the worker\'s threads, both in UTC', async () => {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../src/worker/worker-pool.ts';
 import type { Logger } from '../../src/logger.ts';
 import { removableWorkerEntry } from '../helpers/removable-worker-entry.ts';
+import { workerSettings } from '../helpers/worker-settings.ts';
 
 const QUERY_WORKER = new URL('../../workers/query-worker.ts', import.meta.url);
 const BROKEN_WORKER = new URL('../fixtures/broken-worker.ts', import.meta.url);
@@ -22,7 +23,7 @@ const settle = (promise: Promise<void>, ms: number) =>
 
 describe('WorkerPool.ready', () => {
   it('resolves once a worker has loaded, and that worker runs a task', async () => {
-    const pool = new WorkerPool(QUERY_WORKER, 1, { duckdbThreads: 1, duckdbMemoryLimit: '128MB' });
+    const pool = new WorkerPool(QUERY_WORKER, 1, workerSettings({ duckdbThreads: 1, duckdbMemoryLimit: '128MB' }));
     try {
       await pool.ready();
       const { rows } = await pool.run({ type: 'read', sql: "SELECT '[1]'", params: [] }).result;
@@ -33,7 +34,7 @@ describe('WorkerPool.ready', () => {
   });
 
   it('prestart() loads a worker before any task asks for one, once', async () => {
-    const pool = new WorkerPool(QUERY_WORKER, 2, { duckdbThreads: 1, duckdbMemoryLimit: '128MB' }, 0);
+    const pool = new WorkerPool(QUERY_WORKER, 2, workerSettings({ duckdbThreads: 1, duckdbMemoryLimit: '128MB' }), 0);
     try {
       expect(pool.size).toBe(0);
       pool.prestart();

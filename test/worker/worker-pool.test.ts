@@ -10,6 +10,7 @@ import { threadId } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../src/worker/worker-pool.ts';
 import type { ReadResult, TaskEvent } from '../../src/worker/protocol.ts';
+import { workerSettings } from '../helpers/worker-settings.ts';
 
 const ENTRY = new URL('../fixtures/pool-worker.ts', import.meta.url);
 const read = (sql: string) => ({ type: 'read' as const, sql, params: [] });
@@ -183,7 +184,7 @@ describe('WorkerPool', () => {
 
   it('closes right after starting the real query worker without taking the process down', async () => {
     for (let i = 0; i < 3; i++) {
-      const pool = new WorkerPool(new URL('../../workers/query-worker.ts', import.meta.url), 2, { duckdbThreads: 1, duckdbMemoryLimit: '64MB' });
+      const pool = new WorkerPool(new URL('../../workers/query-worker.ts', import.meta.url), 2, workerSettings({ duckdbThreads: 1, duckdbMemoryLimit: '64MB' }));
       await expect(pool.close()).resolves.toBeUndefined();
       expect(() => pool.run(read('SELECT 1'))).toThrow(expect.objectContaining({ code: 'INTERNAL' }));
     }

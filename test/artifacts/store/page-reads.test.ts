@@ -20,6 +20,7 @@ import { quietLogger } from '../../../src/logger.ts';
 import { WINDOW_ROWS } from '../../../src/artifacts/store/window-reads.ts';
 import { WorkerPool } from '../../../src/worker/worker-pool.ts';
 import { createFixtures, type Fixtures } from '../store-fixtures.ts';
+import { workerSettings } from '../../helpers/worker-settings.ts';
 
 const OWNER = { principal: 'alice', sessionId: 'default' };
 
@@ -126,7 +127,7 @@ describe('plain pages cut from windows kept by the read workers', () => {
     fixtures = await createFixtures();
     dir = mkdtempSync(join(tmpdir(), 'sluice-window-reads-'));
     // Two workers, as the server runs by default; windows of at most 8 MB each are kept (a quarter of the bound).
-    pool = new WorkerPool(new URL('../../../workers/query-worker.ts', import.meta.url), 2, { duckdbThreads: 1, duckdbMemoryLimit: '256MB', windowBytes: 32 * 1024 * 1024 }, 2);
+    pool = new WorkerPool(new URL('../../../workers/query-worker.ts', import.meta.url), 2, workerSettings({ duckdbThreads: 1, duckdbMemoryLimit: '256MB', windowBytes: 32 * 1024 * 1024 }), 2);
     await pool.loaded();
     const workers: StoreWorkers = {
       read: async (sql, params, options) => {
