@@ -136,7 +136,7 @@ function openArtifactStore(config: Config, dataDir: string, logger: Logger, read
     {
       log: logger,
       workers: {
-        read: async (sql, params, options) => (await readPool.run({ type: 'read', sql, params, small: options?.small === true }).result).rows,
+        read: async (sql, params, options) => (await readPool.run({ type: 'read', sql, params, small: options?.small === true }).result).rowsJson,
         windows: {
           read: (task, affinity) => readPool.run({ type: 'read-window', ...task }, undefined, affinity).result,
           forget: async (keys, affinity) => void (await readPool.run({ type: 'forget-windows', keys }, undefined, affinity).result),

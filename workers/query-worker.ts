@@ -130,8 +130,9 @@ async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<v
       answer({ type: 'done', taskId, result: await writeFile(await duck(), message) });
     } else {
       const reader = await (await (message.small === true ? smallDuck() : duck())).runAndReadAll(message.sql, message.params);
-      const rows = reader.getRowsJS().map((r) => JSON.parse(String(r[0])) as unknown[]);
-      answer({ type: 'done', taskId, result: { rows } });
+      // Written again by JSON.stringify: its text of a value is what the API has always answered (DuckDB's may differ in form).
+      const rowsJson = reader.getRowsJS().map((r) => JSON.stringify(JSON.parse(String(r[0]))));
+      answer({ type: 'done', taskId, result: { rowsJson } });
     }
   } catch (error) {
     const failure = toSluiceError(error);

@@ -37,6 +37,11 @@ export async function readArtifactPage(store: ArtifactStore, cursors: CursorCode
   }
   const { offset } = position;
   const page = await store.read(principal, id, { columns: request.columns, filters: request.filters, sort: request.sort, limit: request.limit, offset });
-  const nextCursor = page.more ? cursors.encode(id, principal, shape, offset + page.rows.length) : null;
-  return { columns: page.columns, rows: page.rows, nextCursor, offset, more: page.more };
+  const nextCursor = page.more ? cursors.encode(id, principal, shape, offset + page.rowsJson.length) : null;
+  return { columns: page.columns, rowsJson: page.rowsJson, nextCursor, offset, more: page.more };
+}
+
+/** A page's rows as values, for a caller that works on them (the read route answers their text as it is). */
+export function pageRows(rowsJson: string[]): unknown[][] {
+  return rowsJson.map((row) => JSON.parse(row) as unknown[]);
 }

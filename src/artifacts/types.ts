@@ -73,7 +73,13 @@ export interface ReadRequest {
 
 export interface ReadPage {
   columns: { name: string; type: string }[];
-  rows: unknown[][];
+  /**
+   * Each row as its JSON text: the array of its values, encoded as the read
+   * API answers them. Kept as text, a page costs the page cache one string a
+   * row rather than an object per value (which every full collection of the
+   * API thread's heap would walk), and an answer joins them as they are.
+   */
+  rowsJson: string[];
   /** True when rows past this page exist. */
   more: boolean;
 }

@@ -5,7 +5,7 @@
  */
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Principal } from '../auth/principals.ts';
-import { readArtifactPage } from '../artifacts/read-page.ts';
+import { pageRows, readArtifactPage } from '../artifacts/read-page.ts';
 import { boundResult } from '../ai/tools/bound-result.ts';
 import { cutLongCells } from '../columns/cell-cut.ts';
 import { MODEL_ROWS } from '../ai/tools/tool-schemas.ts';
@@ -25,7 +25,7 @@ export function registerArtifactResource(server: McpServer, deps: { store: Artif
       const id = ARTIFACT_URI.exec(uri.href)?.[1];
       if (id === undefined) throw new SluiceError('NOT_FOUND', 'Not a Sluice artifact URI.');
       const page = await readArtifactPage(deps.store, deps.cursors, principal.id, id, { limit: MODEL_ROWS });
-      const { rows, cutCells } = cutLongCells(page.rows, deps.queries.previewCellChars);
+      const { rows, cutCells } = cutLongCells(pageRows(page.rowsJson), deps.queries.previewCellChars);
       const result = boundResult({ columns: page.columns, rows, cutCells, nextCursor: page.nextCursor }, 'rows', deps.maxChars, (r) => JSON.stringify(r).length);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(result) }] };
     },

@@ -66,7 +66,12 @@ export interface WriteFileTask {
 }
 
 export interface ReadResult {
-  rows: unknown[][];
+  /**
+   * Each row's JSON text, as JSON.stringify writes the row's values: text
+   * crosses to the API thread as one string a row, which a page answers and
+   * caches as it is (ReadPage.rowsJson).
+   */
+  rowsJson: string[];
 }
 
 /** Drops kept windows (row-windows.ts): their part's check failed after they were read, so they may hold other bytes than its. */
@@ -77,7 +82,8 @@ export interface ForgetWindowsTask {
 
 /** A window's rows; whether the worker read the window from its part for them, and whether it keeps it (false: too wide to). */
 export interface WindowResult {
-  rows: unknown[][];
+  /** Each row's JSON text (ReadPage.rowsJson): made here, off the API thread, which only joins them. */
+  rowsJson: string[];
   read: boolean;
   kept: boolean;
 }

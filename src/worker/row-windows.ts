@@ -78,14 +78,14 @@ export class RowWindows {
     if (kept !== undefined) {
       this.#windows.delete(task.key);
       this.#windows.set(task.key, kept);
-      return { rows: await cut(kept, encoders, task.from, task.to), read: false, kept: true };
+      return { rowsJson: await cut(kept, encoders, task.from, task.to), read: false, kept: true };
     }
     const window = await this.#read(connection, task).catch(() => null);
     // A window DuckDB could not copy (its values past its memory limit) still answers its rows, read on their own.
-    if (window === null) return { rows: encode(await connection.runAndReadAll(task.rowsSql), encoders), read: true, kept: false };
+    if (window === null) return { rowsJson: encode(await connection.runAndReadAll(task.rowsSql), encoders), read: true, kept: false };
     const keep = window.bytes <= this.#maxBytes / 4;
     try {
-      return { rows: await cut(window, encoders, task.from, task.to), read: true, kept: keep };
+      return { rowsJson: await cut(window, encoders, task.from, task.to), read: true, kept: keep };
     } finally {
       if (keep) await this.#keep(connection, task.key, window);
       else await drop(connection, window);
@@ -129,22 +129,22 @@ async function drop(connection: DuckDBConnection, window: Window): Promise<void>
 }
 
 /** Rows `from` to `to` of the window, in order. */
-async function cut(window: Window, encoders: ValueEncoder[], from: number, to: number): Promise<unknown[][]> {
+async function cut(window: Window, encoders: ValueEncoder[], from: number, to: number): Promise<string[]> {
   window.slice.bindBigInt(1, BigInt(from));
   window.slice.bindBigInt(2, BigInt(to));
   return encode(await window.slice.runAndReadAll(), encoders);
 }
 
-/** Each row of a result as JSON values, by the encoders of its columns in order. */
-function encode(reader: DuckDBResultReader, encoders: ValueEncoder[]): unknown[][] {
-  const rows: unknown[][] = [];
+/** Each row of a result as its JSON text, its values encoded by the encoders of its columns in order. */
+function encode(reader: DuckDBResultReader, encoders: ValueEncoder[]): string[] {
+  const rows: string[] = [];
   for (let row = 0; row < reader.currentRowCount; row++) {
     const values = new Array<unknown>(encoders.length);
     for (let column = 0; column < encoders.length; column++) {
       const value = reader.value(column, row);
       values[column] = value === null ? null : encoders[column]!(value);
     }
-    rows.push(values);
+    rows.push(JSON.stringify(values));
   }
   return rows;
 }

@@ -20,6 +20,7 @@ import { loadConfig } from '../../src/config.ts';
 import { quietLogger } from '../../src/logger.ts';
 import { openSqlite } from '../../src/runtime/sqlite.ts';
 import { createFixtures, type Fixtures } from './store-fixtures.ts';
+import { pageRows } from '../../src/artifacts/read-page.ts';
 
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 let fixtures: Fixtures;
@@ -72,7 +73,7 @@ async function reopenAndCheck(dataDir: string, keeper: string) {
   try {
     // The committed artifact is intact and readable.
     expect((await store.get('alice', keeper)).rowCount).toBe(5000);
-    expect((await store.read('alice', keeper, { limit: 2, offset: 4998 })).rows).toEqual([['4999'], ['5000']]);
+    expect(pageRows((await store.read('alice', keeper, { limit: 2, offset: 4998 })).rowsJson)).toEqual([['4999'], ['5000']]);
     // Nothing in any state but COMMITTED is listed; the start-up sweep and one round remove what was left behind.
     for (const a of (await store.list('alice', undefined, undefined, 1000)).artifacts) expect(a.state).toBe('COMMITTED');
     await store.sweepScratch();

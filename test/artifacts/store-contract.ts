@@ -13,6 +13,7 @@ import { GRACE_MS } from '../../src/artifacts/store/store-collect.ts';
 import type { StoreWorkers } from '../../src/artifacts/store/store-context.ts';
 import type { CommitOutcome, Owner } from '../../src/artifacts/types.ts';
 import { createFixtures, type Fixtures } from './store-fixtures.ts';
+import { pageRows } from '../../src/artifacts/read-page.ts';
 
 export interface DriverOptions {
   workers: StoreWorkers;
@@ -63,7 +64,7 @@ export function testArtifactStore(name: string, factory: DriverFactory): void {
       const meta = await store.get('alice', (await created(store, ROWS_SQL)).id);
       expect(meta).toMatchObject({ state: 'COMMITTED', rowCount: 3000, coverage: 'COMPLETE', sessionId: 'default' });
       const page = await store.read('alice', meta.id, { limit: 5, offset: 2995 });
-      expect(page.rows.map((r) => r[0])).toEqual(['2996', '2997', '2998', '2999', '3000']);
+      expect(pageRows(page.rowsJson).map((r) => r[0])).toEqual(['2996', '2997', '2998', '2999', '3000']);
       expect(page.more).toBe(false);
       expect((await store.list('alice', undefined, undefined, 10)).artifacts.map((a) => a.id)).toEqual([meta.id]);
       await expect(store.get('bob', meta.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -156,7 +157,7 @@ export function testArtifactStore(name: string, factory: DriverFactory): void {
       const outcome = await staged.staging.commit(OWNER, staged, 3600);
       if (outcome.decision !== 'CREATED') throw new Error('not created');
       await staged.staging.abort();
-      expect((await store.read('alice', outcome.artifact.id, { limit: 2, offset: 0 })).rows).toEqual([['1'], ['2']]);
+      expect(pageRows((await store.read('alice', outcome.artifact.id, { limit: 2, offset: 0 })).rowsJson)).toEqual([['1'], ['2']]);
       await store.close();
     });
 
@@ -171,7 +172,7 @@ export function testArtifactStore(name: string, factory: DriverFactory): void {
       const copied = mapping.find((m) => m.sourceArtifactId === a.id)!.targetArtifactId;
       expect((await store.get('alice', copied)).sessionId).toBe('copy');
       expect((await store.retireSession('alice', 'default')).releasedArtifacts).toBe(2);
-      expect((await store.read('alice', copied, { limit: 1, offset: 0 })).rows[0]![0]).toBe('1');
+      expect(pageRows((await store.read('alice', copied, { limit: 1, offset: 0 })).rowsJson)[0]![0]).toBe('1');
       expect((await store.list('alice', 'default', undefined, 10)).artifacts).toEqual([]);
       later(GRACE_MS + 1000);
       expect((await store.collect({ maxBlobs: 10, maxBytes: 1e12 })).blobsRemoved).toBe(0);
@@ -214,7 +215,7 @@ export function testArtifactStore(name: string, factory: DriverFactory): void {
       expect(mapping.map((m) => m.sourceArtifactId).sort()).toEqual(made.map((m) => m.id).sort());
       for (const { sourceArtifactId, targetArtifactId } of mapping) {
         const [before, after] = await Promise.all([source.read('alice', sourceArtifactId, { limit: 3000, offset: 0 }), target.read('alice', targetArtifactId, { limit: 3000, offset: 0 })]);
-        expect(after.rows).toEqual(before.rows);
+        expect(after.rowsJson).toEqual(before.rowsJson);
         expect(after.columns).toEqual(before.columns);
       }
       expect(await walk(target)).toMatchObject({ blobs: 2, locations: 2, problems: 0 });

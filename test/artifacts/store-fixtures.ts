@@ -30,7 +30,7 @@ export async function createFixtures(): Promise<Fixtures> {
   const duck: DuckDBConnection = await instance.connect();
   return {
     workers: {
-      read: async (text, params, options) => (await pool.run({ type: 'read', sql: text, params, small: options?.small === true }).result).rows,
+      read: async (text, params, options) => (await pool.run({ type: 'read', sql: text, params, small: options?.small === true }).result).rowsJson,
       windows: {
         read: (task, affinity) => pool.run({ type: 'read-window', ...task }, undefined, affinity).result,
         forget: async (keys, affinity) => void (await pool.run({ type: 'forget-windows', keys }, undefined, affinity).result),

@@ -12,6 +12,7 @@ import { quoteLiteral, type PlannedColumn } from '../../src/columns/column-plan.
 import { windowSql } from '../../src/artifacts/read-sql.ts';
 import { RowWindows } from '../../src/worker/row-windows.ts';
 import type { WindowTask } from '../../src/worker/protocol.ts';
+import { pageRows } from '../../src/artifacts/read-page.ts';
 
 const COLUMNS: PlannedColumn[] = [
   { name: 'n', type: 'int8', storageName: 'n', storage: 'int8', duckType: 'BIGINT' },
@@ -47,12 +48,13 @@ describe('RowWindows', () => {
   it('answers the rows asked for, reading the window once', async () => {
     const windows = new RowWindows(4 * WINDOW);
     const first = await windows.rows(duck, task(4000, 10, 13));
-    expect(first).toEqual({ read: true, kept: true, rows: [['4010', expect.any(String)], ['4011', expect.any(String)], ['4012', expect.any(String)]] });
+    expect(first).toMatchObject({ read: true, kept: true });
+    expect(pageRows(first.rowsJson)).toEqual([['4010', expect.any(String)], ['4011', expect.any(String)], ['4012', expect.any(String)]]);
     const expected = await duck.runAndReadAll(`SELECT md5('4010')`);
-    expect(first.rows[0]![1]).toBe(expected.getRowsJS()[0]![0]);
+    expect(pageRows(first.rowsJson)[0]![1]).toBe(expected.getRowsJS()[0]![0]);
     const again = await windows.rows(duck, task(4000, 1998, 2005));
     expect(again.read).toBe(false);
-    expect(again.rows.map((r) => r[0])).toEqual(['5998', '5999']);
+    expect(pageRows(again.rowsJson).map((r) => r[0])).toEqual(['5998', '5999']);
     expect(windows.held).toEqual({ windows: 1, bytes: WINDOW });
   });
 
@@ -71,7 +73,9 @@ describe('RowWindows', () => {
 
   it('keeps no window past a quarter of its bound, and forgets a window it is told to', async () => {
     const small = new RowWindows(2 * WINDOW);
-    expect(await small.rows(duck, task(0, 0, 2))).toMatchObject({ read: true, kept: false, rows: [['0', expect.any(String)], ['1', expect.any(String)]] });
+    const unkept = await small.rows(duck, task(0, 0, 2));
+    expect(unkept).toMatchObject({ read: true, kept: false });
+    expect(pageRows(unkept.rowsJson)).toEqual([['0', expect.any(String)], ['1', expect.any(String)]]);
     expect(small.held.windows).toBe(0);
     const windows = new RowWindows(4 * WINDOW);
     await windows.rows(duck, task(0, 0, 1));
@@ -86,7 +90,9 @@ describe('RowWindows', () => {
     const before = await tables();
     // A copy that fails as one past DuckDB's memory limit would: the rows come from the statement of those rows alone.
     const failing = { ...task(0, 3, 5), sql: `SELECT no_such_column FROM read_parquet(${quoteLiteral(file)})` };
-    expect(await windows.rows(duck, failing)).toMatchObject({ read: true, kept: false, rows: [['3', expect.any(String)], ['4', expect.any(String)]] });
+    const answered = await windows.rows(duck, failing);
+    expect(answered).toMatchObject({ read: true, kept: false });
+    expect(pageRows(answered.rowsJson)).toEqual([['3', expect.any(String)], ['4', expect.any(String)]]);
     expect(windows.held.windows).toBe(0);
     expect(await tables()).toBe(before);
   });

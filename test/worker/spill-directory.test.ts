@@ -24,8 +24,8 @@ describe('query worker: spill directory', () => {
   });
 
   it('give each of the worker\'s DuckDB instances a directory of its own under the spill directory', async () => {
-    const [[parallel]] = (await pool.run({ type: 'read', sql: TEMP_DIRECTORY, params: [] }).result).rows as [[string]];
-    const [[small]] = (await pool.run({ type: 'read', sql: TEMP_DIRECTORY, params: [], small: true }).result).rows as [[string]];
+    const [[parallel]] = (await pool.run({ type: 'read', sql: TEMP_DIRECTORY, params: [] }).result).rowsJson.map((r) => JSON.parse(r)) as [[string]];
+    const [[small]] = (await pool.run({ type: 'read', sql: TEMP_DIRECTORY, params: [], small: true }).result).rowsJson.map((r) => JSON.parse(r)) as [[string]];
     expect(parallel.startsWith(`${spillDir}/`)).toBe(true);
     expect(small.startsWith(`${spillDir}/`)).toBe(true);
     expect(small).not.toBe(parallel);
@@ -34,7 +34,7 @@ describe('query worker: spill directory', () => {
   it('spill a sort larger than the memory limit there, leaving nothing in the working directory', async () => {
     const hadTmp = existsSync(join(process.cwd(), '.tmp'));
     const sql = "SELECT CAST(to_json([count(*)]) AS VARCHAR) FROM (SELECT x, md5(CAST(x AS VARCHAR)) || md5(CAST(x + 1 AS VARCHAR)) AS h FROM range(3000000) t(x) ORDER BY h)";
-    expect((await pool.run({ type: 'read', sql, params: [] }).result).rows).toEqual([[3000000]]);
+    expect((await pool.run({ type: 'read', sql, params: [] }).result).rowsJson.map((r) => JSON.parse(r))).toEqual([[3000000]]);
     expect(existsSync(join(process.cwd(), '.tmp'))).toBe(hadTmp);
     expect(readdirSync(spillDir).length).toBeGreaterThan(0);
   });

@@ -26,8 +26,8 @@ describe('WorkerPool.ready', () => {
     const pool = new WorkerPool(QUERY_WORKER, 1, workerSettings({ duckdbThreads: 1, duckdbMemoryLimit: '128MB' }));
     try {
       await pool.ready();
-      const { rows } = await pool.run({ type: 'read', sql: "SELECT '[1]'", params: [] }).result;
-      expect(rows).toEqual([[1]]);
+      const { rowsJson } = await pool.run({ type: 'read', sql: "SELECT '[1]'", params: [] }).result;
+      expect(rowsJson).toEqual(['[1]']);
     } finally {
       await pool.close();
     }
@@ -41,7 +41,7 @@ describe('WorkerPool.ready', () => {
       pool.prestart();
       expect(pool.size).toBe(1);
       await pool.ready();
-      expect((await pool.run({ type: 'read', sql: "SELECT '[2]'", params: [] }).result).rows).toEqual([[2]]);
+      expect((await pool.run({ type: 'read', sql: "SELECT '[2]'", params: [] }).result).rowsJson).toEqual(['[2]']);
       expect(pool.size).toBe(1);
     } finally {
       await pool.close();

@@ -17,8 +17,8 @@ const read = (sql: string) => ({ type: 'read' as const, sql, params: [] });
 
 /** The thread that ran a task and how many tasks that thread had run, this one included. */
 async function ran(task: { result: Promise<unknown> }): Promise<{ thread: number; served: number }> {
-  const { rows } = (await task.result) as ReadResult;
-  const [thread, served] = rows[0] as [number, number];
+  const { rowsJson } = (await task.result) as ReadResult;
+  const [thread, served] = JSON.parse(rowsJson[0]!) as [number, number];
   return { thread, served };
 }
 

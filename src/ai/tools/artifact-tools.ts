@@ -5,7 +5,7 @@
  * its own tool chain (artifact-scope.ts).
  */
 import { z } from 'zod';
-import { readArtifactPage } from '../../artifacts/read-page.ts';
+import { pageRows, readArtifactPage } from '../../artifacts/read-page.ts';
 import { cutLongCells } from '../../columns/cell-cut.ts';
 import { requireReadable } from './artifact-scope.ts';
 import { defineTool } from './tool-types.ts';
@@ -48,7 +48,7 @@ export const readArtifactTool = defineTool({
       sort: input.sort,
     });
     // The page holds every value whole; the model sees them cut as a preview shows them, so one long value cannot take the whole budget.
-    const { rows, cutCells } = cutLongCells(page.rows, ctx.queries.previewCellChars);
+    const { rows, cutCells } = cutLongCells(pageRows(page.rowsJson), ctx.queries.previewCellChars);
     return { columns: page.columns, rows, cutCells, nextCursor: page.nextCursor, firstRow: page.offset + 1 };
   },
 });

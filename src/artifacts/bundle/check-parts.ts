@@ -15,9 +15,10 @@ export async function checkParts(workers: StoreWorkers, dir: string, artifact: B
   let names: string[];
   let rows: number;
   try {
-    // A read answers each row as the JSON array in its one text column.
-    names = (await workers.read(`SELECT CAST(to_json([column_name]) AS VARCHAR) FROM (DESCRIBE SELECT * FROM ${source})`, [])).map((r) => String(r[0]));
-    rows = Number((await workers.read(`SELECT CAST(to_json([count(*)]) AS VARCHAR) FROM ${source}`, []))[0]?.[0]);
+    // A read answers each row as the JSON text of the array in its one text column.
+    const values = async (sql: string) => (await workers.read(sql, [])).map((row) => JSON.parse(row) as unknown[]);
+    names = (await values(`SELECT CAST(to_json([column_name]) AS VARCHAR) FROM (DESCRIBE SELECT * FROM ${source})`)).map((r) => String(r[0]));
+    rows = Number((await values(`SELECT CAST(to_json([count(*)]) AS VARCHAR) FROM ${source}`))[0]?.[0]);
   } catch {
     throw rejected('UNREADABLE_PART', `the parts of artifact "${artifact.id}" are not Parquet files Sluice can read.`);
   }

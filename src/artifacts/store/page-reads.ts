@@ -16,6 +16,7 @@
  * read on its own.
  */
 import { buildAggregateStatement } from '../aggregate-sql.ts';
+import { pageRows } from '../read-page.ts';
 import type { BlobRecord } from '../../catalog/catalog.ts';
 import type { BoundValue } from '../filter-values.ts';
 import { buildReadStatement, isPlainRead, plainWindow, type PartFile } from '../read-sql.ts';
@@ -37,6 +38,7 @@ interface Statement {
 }
 
 interface ReadState {
+  /** Pages and aggregates (kept as pages: their rows' JSON text), told apart by their keys' first word. */
   answers: PageCache<ReadPage>;
   /** Where the next page of a page served lately starts, by artifact and projection: Map order is age. */
   next: Map<string, true>;
@@ -61,8 +63,8 @@ export function pageCacheCounts(ctx: StoreContext): { hits: number; misses: numb
 }
 
 /**
- * Leases `count` parts from `first`, runs the statement built over them, and keeps `limit` rows (the one past it says whether more exist).
- * `small` marks a plain page or block, which the worker runs on its single-threaded DuckDB.
+ * Leases `count` parts from `first`, runs the statement built over them, and keeps `limit` rows (the one past it says whether more exist),
+ * as JSON text. `small` marks a plain page or block, which the worker runs on its single-threaded DuckDB.
  */
 async function run(ctx: StoreContext, blob: BlobRecord, limit: number, first: number, count: number, build: (files: PartFile[]) => Statement, small = false): Promise<CachedAnswer<ReadPage>> {
   // DuckDB reads while the parts not hashed yet in this process are hashed; the rows wait for the check.
@@ -71,23 +73,15 @@ async function run(ctx: StoreContext, blob: BlobRecord, limit: number, first: nu
     const statement = build(files);
     const result = await whenChecked(ctx.workers.read(statement.sql, statement.params, { small }), checked);
     const more = result.length > limit;
-    const rows = more ? result.slice(0, limit) : result;
-    return { value: { columns: statement.columns.map((c) => ({ name: c.name, type: c.type })), rows, more }, bytes: approximateBytes(rows) };
+    return answerOf({ columns: statement.columns.map((c) => ({ name: c.name, type: c.type })), rowsJson: more ? result.slice(0, limit) : result, more });
   } finally {
     release();
   }
 }
 
-/** About the memory a value holds, for the cache's bound: strings at two bytes a character, arrays and objects by what they hold. */
-function approximateValueBytes(value: unknown): number {
-  if (typeof value === 'string') return 2 * value.length + 16;
-  if (Array.isArray(value)) return value.reduce((sum: number, item: unknown) => sum + approximateValueBytes(item), 64);
-  if (typeof value === 'object' && value !== null) return Object.entries(value).reduce((sum, [key, item]) => sum + 2 * key.length + approximateValueBytes(item), 64);
-  return 16;
-}
-
-export function approximateBytes(rows: unknown[][]): number {
-  return rows.reduce((sum, row) => sum + approximateValueBytes(row), 0);
+/** About the memory rows kept as JSON text hold, for the cache's bound: two bytes a character, and a string's header. */
+export function textBytes(rowsJson: string[]): number {
+  return rowsJson.reduce((sum, row) => sum + 2 * row.length + 16, 64);
 }
 
 function plainRun(ctx: StoreContext, meta: ArtifactMeta, blob: BlobRecord, request: ReadRequest): Promise<CachedAnswer<ReadPage>> {
@@ -117,7 +111,7 @@ function follows(state: ReadState, reader: string, request: ReadRequest): boolea
 /** A plain page cut from the blocks it overlaps, each read once and kept with the other answers. */
 async function fromBlocks(ctx: StoreContext, state: ReadState, meta: ArtifactMeta, blob: BlobRecord, reader: string, request: ReadRequest, total: number): Promise<ReadPage> {
   const end = Math.min(total, request.offset + request.limit + 1);
-  const rows: unknown[][] = [];
+  const rows: string[] = [];
   let columns: ReadPage['columns'] = [];
   for (let block = Math.floor(request.offset / BLOCK_ROWS); block * BLOCK_ROWS < end; block++) {
     const start = block * BLOCK_ROWS;
@@ -127,10 +121,10 @@ async function fromBlocks(ctx: StoreContext, state: ReadState, meta: ArtifactMet
     // A block the cache would not keep (wide rows) would be read again for every page it holds.
     if (!state.answers.holds(key)) remember(state.unblocked, reader);
     columns = read.columns;
-    rows.push(...read.rows.slice(Math.max(0, request.offset - start), end - start));
+    rows.push(...read.rowsJson.slice(Math.max(0, request.offset - start), end - start));
   }
   const more = rows.length > request.limit;
-  return { columns, rows: more ? rows.slice(0, request.limit) : rows, more };
+  return { columns, rowsJson: more ? rows.slice(0, request.limit) : rows, more };
 }
 
 export async function readPage(ctx: StoreContext, principal: string, id: string, request: ReadRequest): Promise<ReadPage> {
@@ -160,11 +154,12 @@ export async function readPage(ctx: StoreContext, principal: string, id: string,
 }
 
 function answerOf(page: ReadPage): CachedAnswer<ReadPage> {
-  return { value: page, bytes: approximateBytes(page.rows) };
+  return { value: page, bytes: textBytes(page.rowsJson) };
 }
 
 export async function aggregate(ctx: StoreContext, principal: string, id: string, request: AggregateRequest): Promise<AggregateResult> {
   const { meta, blob } = await readable(ctx, principal, id);
   const key = `aggregate\u0000${meta.id}\u0000${blob.hash}\u0000${JSON.stringify(request)}`;
-  return stateOf(ctx).answers.get(key, () => run(ctx, blob, request.limit, 0, blob.parts.length, (files) => buildAggregateStatement(meta.columns, files, request)));
+  const page = await stateOf(ctx).answers.get(key, () => run(ctx, blob, request.limit, 0, blob.parts.length, (files) => buildAggregateStatement(meta.columns, files, request)));
+  return { columns: page.columns, rows: pageRows(page.rowsJson), more: page.more };
 }

@@ -20,8 +20,8 @@ export interface WindowWorkers {
 
 /** DuckDB, on the read workers: statements over local Parquet files. */
 export interface StoreWorkers {
-  /** `small`: a plain page, a few rows of a row group or two (protocol.ts, ReadTask). */
-  read(sql: string, params: BoundValue[], options?: { small?: boolean }): Promise<unknown[][]>;
+  /** Each row's JSON text (protocol.ts, ReadResult). `small`: a plain page, a few rows of a row group or two (ReadTask). */
+  read(sql: string, params: BoundValue[], options?: { small?: boolean }): Promise<string[]>;
   /** Plain pages from windows kept decoded (window-reads.ts); without them, every page is a statement. */
   windows?: WindowWorkers;
   writeFile(task: Omit<WriteFileTask, 'type'>): Promise<void>;

@@ -76,7 +76,7 @@ function pieces(blob: BlobRecord, offset: number, wanted: number): { part: numbe
 export async function windowPage(ctx: StoreContext, windows: WindowWorkers, blob: BlobRecord, selected: PlannedColumn[], request: ReadRequest): Promise<{ page: ReadPage; kept: boolean }> {
   const cut = pieces(blob, request.offset, request.limit + 1);
   const columns = selected.map((c) => ({ name: c.name, type: c.type }));
-  if (cut.length === 0) return { page: { columns, rows: [], more: false }, kept: true };
+  if (cut.length === 0) return { page: { columns, rowsJson: [], more: false }, kept: true };
   const first = cut[0]!.part;
   // DuckDB reads a window while the parts not hashed yet in this process are hashed; the rows wait for the check.
   const { files, release, checked } = await leaseParts(ctx, blob, first, cut[cut.length - 1]!.part - first + 1, { checkBeside: true });
@@ -106,9 +106,9 @@ export async function windowPage(ctx: StoreContext, windows: WindowWorkers, blob
       await Promise.all(keys.map((key) => windows.forget([key], affinity(key)))).catch(() => undefined);
       throw error;
     });
-    const rows = read.flatMap((r) => r.rows);
+    const rows = read.flatMap((r) => r.rowsJson);
     const more = rows.length > request.limit;
-    return { page: { columns, rows: more ? rows.slice(0, request.limit) : rows, more }, kept: read.every((r) => r.kept) };
+    return { page: { columns, rowsJson: more ? rows.slice(0, request.limit) : rows, more }, kept: read.every((r) => r.kept) };
   } finally {
     release();
   }

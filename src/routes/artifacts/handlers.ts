@@ -7,9 +7,10 @@ import { requireRole, type AppEnv } from '../../auth/middleware.ts';
 import type { CursorCodec } from '../../artifacts/cursor.ts';
 import { readArtifactPage } from '../../artifacts/read-page.ts';
 import type { ArtifactMeta, ArtifactStore } from '../../artifacts/types.ts';
-import { ok } from '../common/envelope.ts';
+import { jsonText, ok, okJsonWithRows } from '../common/envelope.ts';
 import { noteAudit } from '../common/audit-requests.ts';
 import { aggregateArtifact, deleteArtifact, downloadArtifact, getArtifact, listArtifacts, readArtifact } from './routes.ts';
+import { ReadEnvelope } from './schemas.ts';
 
 const DEFAULT_PAGE = 100;
 
@@ -51,10 +52,13 @@ export function registerArtifactRoutes(app: OpenAPIHono<AppEnv>, store: Artifact
     const id = c.req.valid('param').id;
     const body = c.req.valid('json');
     const page = await readArtifactPage(store, cursors, principal.id, id, { ...body, limit: body.limit ?? DEFAULT_PAGE });
-    noteAudit(c, { rows: page.rows.length });
+    const count = page.rowsJson.length;
+    noteAudit(c, { rows: count });
     const { offset, nextCursor } = page;
-    const summary = `Rows ${offset + 1}-${offset + page.rows.length}${page.more ? '; more follow (nextCursor)' : '; no more rows'}.`;
-    return c.json(ok(page.rows.length === 0 ? 'No rows match.' : summary, { columns: page.columns, rows: page.rows, nextCursor }), 200);
+    const summary = `Rows ${offset + 1}-${offset + count}${page.more ? '; more follow (nextCursor)' : '; no more rows'}.`;
+    // The rows are JSON text already (ReadPage.rowsJson): joined into the answer, not parsed and written again.
+    const text = okJsonWithRows(count === 0 ? 'No rows match.' : summary, { columns: page.columns, rows: page.rowsJson, nextCursor });
+    return jsonText(c, ReadEnvelope, text);
   });
 
   app.openapi(deleteArtifact, async (c) => {

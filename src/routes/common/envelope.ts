@@ -3,7 +3,10 @@
  * OpenAPI document) and as the helpers handlers answer with. A failure always
  * carries a contract code, a summary a person can act on, and the message.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
+import type { Context, TypedResponse } from 'hono';
+import type { JSONParsed } from 'hono/utils/types';
 import { ERROR_CODES, SluiceError, type ErrorCode } from '../../errors.ts';
 
 export const ErrorEnvelope = z
@@ -37,6 +40,28 @@ export interface ErrorBody {
 
 export function ok<T>(summary: string, data: T) {
   return { success: true as const, summary, data, errorCode: null };
+}
+
+/** Stands where the rows go in an answer's text: no value can spell it (a new one each process). */
+const ROWS_HERE = JSON.stringify(`\u0000rows-${randomUUID()}`);
+
+/**
+ * The text of `ok(summary, data)` whose `data.rows` is rows kept as JSON
+ * text (ReadPage.rowsJson), joined in as they are: byte for byte what
+ * JSON.stringify would write of the parsed rows, without parsing them.
+ */
+export function okJsonWithRows(summary: string, data: { rows: string[] } & Record<string, unknown>): string {
+  const text = JSON.stringify(ok(summary, { ...data, rows: JSON.parse(ROWS_HERE) as string }));
+  return text.replace(ROWS_HERE, () => `[${data.rows.join(',')}]`);
+}
+
+/**
+ * A 200 whose body is JSON text made already, typed as the `schema` answer
+ * `c.json` would have made of it: the text must be what JSON.stringify
+ * writes of such a value (okJsonWithRows makes it so).
+ */
+export function jsonText<S extends z.ZodType>(c: Context, _schema: S, text: string): Response & TypedResponse<JSONParsed<z.infer<S>>, 200, 'json'> {
+  return c.body(text, 200, { 'Content-Type': 'application/json' }) as unknown as Response & TypedResponse<JSONParsed<z.infer<S>>, 200, 'json'>;
 }
 
 export function errorBody(error: SluiceError): ErrorBody {

@@ -18,6 +18,7 @@ import { openSqliteCatalog } from '../../../src/catalog/sqlite/sqlite-catalog.ts
 import { SluiceError } from '../../../src/errors.ts';
 import { quietLogger } from '../../../src/logger.ts';
 import { createFixtures, type Fixtures } from '../store-fixtures.ts';
+import { pageRows } from '../../../src/artifacts/read-page.ts';
 
 const OWNER = { principal: 'alice', sessionId: 'default' };
 const NARROW: Capabilities = { projection: false, filterOps: ['eq'], sort: false, aggregate: false, formats: ['parquet'] };
@@ -95,7 +96,7 @@ describe('the store holds requests to its declared capabilities', () => {
     expect(statements).toBe(0);
     // What it declares still answers: a filter with a declared op.
     const page = await store.read(OWNER.principal, id, { ...read, filters: [{ column: 'k', op: 'eq', value: '1' }] });
-    expect(page.rows.length).toBe(10);
+    expect(page.rowsJson.length).toBe(10);
     expect(statements).toBeGreaterThan(0);
   });
 
@@ -103,7 +104,7 @@ describe('the store holds requests to its declared capabilities', () => {
     const store = storeWith(STORE_CAPABILITIES, 'full');
     const id = await artifactIn(store);
     const page = await store.read(OWNER.principal, id, { limit: 3, offset: 0, columns: ['id'], sort: [{ column: 'id', direction: 'desc' }], filters: [{ column: 'k', op: 'ne', value: '1' }] });
-    expect(page.rows).toEqual([[50], [48], [47]]);
+    expect(pageRows(page.rowsJson)).toEqual([[50], [48], [47]]);
     const counted = await store.aggregate(OWNER.principal, id, { metrics: [{ fn: 'count' }], limit: 10 });
     expect(counted.rows).toEqual([['50']]);
   });

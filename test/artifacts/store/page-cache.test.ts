@@ -1,7 +1,7 @@
 /** The cache of recent answers on its own: bounded, least recently used out first, one load per key at a time. */
 import { describe, expect, it } from 'vitest';
 import { PageCache } from '../../../src/artifacts/store/page-cache.ts';
-import { approximateBytes } from '../../../src/artifacts/store/page-reads.ts';
+import { textBytes } from '../../../src/artifacts/store/page-reads.ts';
 
 const answer = (value: string, bytes = 1000) => async () => ({ value, bytes });
 
@@ -58,11 +58,11 @@ describe('PageCache', () => {
 });
 
 describe('the size a page is counted at', () => {
-  it('counts what arrays and objects hold, not only how many items they have', () => {
+  it('counts the text of the rows it holds, not only how many rows there are', () => {
     const long = 'x'.repeat(10_000);
     // A text[] of ten long strings, and a json value holding one.
-    expect(approximateBytes([[[...Array(10)].map(() => long)]])).toBeGreaterThanOrEqual(200_000);
-    expect(approximateBytes([[{ note: long }]])).toBeGreaterThanOrEqual(20_000);
-    expect(approximateBytes([['abc', '12.50', null]])).toBeLessThan(200);
+    expect(textBytes([JSON.stringify([[...Array(10)].map(() => long)])])).toBeGreaterThanOrEqual(200_000);
+    expect(textBytes([JSON.stringify([{ note: long }])])).toBeGreaterThanOrEqual(20_000);
+    expect(textBytes([JSON.stringify(['abc', '12.50', null])])).toBeLessThan(200);
   });
 });

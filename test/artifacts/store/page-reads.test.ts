@@ -21,6 +21,7 @@ import { WINDOW_ROWS } from '../../../src/artifacts/store/window-reads.ts';
 import { WorkerPool } from '../../../src/worker/worker-pool.ts';
 import { createFixtures, type Fixtures } from '../store-fixtures.ts';
 import { workerSettings } from '../../helpers/worker-settings.ts';
+import { pageRows } from '../../../src/artifacts/read-page.ts';
 
 const OWNER = { principal: 'alice', sessionId: 'default' };
 
@@ -81,7 +82,7 @@ describe('pages of a reader following its cursor, read by statements', () => {
     const before = rowsRead;
     for (let page = 0; page < pages; page++) {
       const read = await store.read(OWNER.principal, id, { limit: 100, offset: page * 100 });
-      expect(read.rows[0]?.[0]).toBe(String(page * 100 + 1));
+      expect(pageRows(read.rowsJson)[0]?.[0]).toBe(String(page * 100 + 1));
     }
     return rowsRead - before;
   }
@@ -132,7 +133,7 @@ describe('plain pages cut from windows kept by the read workers', () => {
     const workers: StoreWorkers = {
       read: async (sql, params, options) => {
         statements += 1;
-        return (await pool.run({ type: 'read', sql, params, small: options?.small === true }).result).rows;
+        return (await pool.run({ type: 'read', sql, params, small: options?.small === true }).result).rowsJson;
       },
       windows: {
         read: async (task, affinity) => {
@@ -163,7 +164,7 @@ describe('plain pages cut from windows kept by the read workers', () => {
     const offsets = Array.from({ length: 20 }, (_, i) => WINDOW_ROWS + ((i * 7919) % (WINDOW_ROWS - 100)));
     const pages = await Promise.all(offsets.map((offset) => store.read(OWNER.principal, id, { limit: 99, offset })));
     pages.forEach((page, i) => {
-      expect(page.rows.map((r) => r[0])).toEqual(Array.from({ length: 99 }, (_, k) => String(offsets[i]! + k + 1)));
+      expect(pageRows(page.rowsJson).map((r) => r[0])).toEqual(Array.from({ length: 99 }, (_, k) => String(offsets[i]! + k + 1)));
       expect(page.more).toBe(true);
     });
     expect(windowReads.filter((w) => w.read)).toHaveLength(1);
@@ -174,10 +175,10 @@ describe('plain pages cut from windows kept by the read workers', () => {
   it('cuts a page across two windows and the last rows of the artifact', async () => {
     const id = await artifactOf(`SELECT g::int8 AS n FROM generate_series(1, ${WINDOW_ROWS + 500}) g`);
     const across = await store.read(OWNER.principal, id, { limit: 99, offset: WINDOW_ROWS - 50 });
-    expect(across.rows.map((r) => r[0])).toEqual(Array.from({ length: 99 }, (_, k) => String(WINDOW_ROWS - 50 + k + 1)));
+    expect(pageRows(across.rowsJson).map((r) => r[0])).toEqual(Array.from({ length: 99 }, (_, k) => String(WINDOW_ROWS - 50 + k + 1)));
     expect(across.more).toBe(true);
     const last = await store.read(OWNER.principal, id, { limit: 99, offset: WINDOW_ROWS + 450 });
-    expect(last.rows.map((r) => r[0])).toEqual(Array.from({ length: 50 }, (_, k) => String(WINDOW_ROWS + 450 + k + 1)));
+    expect(pageRows(last.rowsJson).map((r) => r[0])).toEqual(Array.from({ length: 50 }, (_, k) => String(WINDOW_ROWS + 450 + k + 1)));
     expect(last.more).toBe(false);
   });
 
@@ -187,10 +188,10 @@ describe('plain pages cut from windows kept by the read workers', () => {
     windowReads.length = 0;
     statements = 0;
     const first = await store.read(OWNER.principal, id, { limit: 99, offset: 20_000 });
-    expect(first.rows[0]![0]).toBe('20001');
+    expect(pageRows(first.rowsJson)[0]![0]).toBe('20001');
     expect(windowReads).toEqual([{ read: true, kept: false }]);
     const next = await store.read(OWNER.principal, id, { limit: 99, offset: 21_000 });
-    expect(next.rows[0]![0]).toBe('21001');
+    expect(pageRows(next.rowsJson)[0]![0]).toBe('21001');
     expect(windowReads).toHaveLength(1);
     expect(statements).toBe(1);
   });
@@ -202,7 +203,7 @@ describe('plain pages cut from windows kept by the read workers', () => {
     windowReads.length = 0;
     statements = 0;
     const page = await store.read(OWNER.principal, id, { limit: 99, offset: 1000 });
-    expect(page.rows[0]![0]).toBe('1001');
+    expect(pageRows(page.rowsJson)[0]![0]).toBe('1001');
     expect(windowReads).toHaveLength(0);
     expect(statements).toBe(1);
   });
@@ -212,12 +213,12 @@ describe('plain pages cut from windows kept by the read workers', () => {
     windowReads.length = 0;
     statements = 0;
     const page = await store.read(OWNER.principal, id, { limit: 10, offset: 100 });
-    expect(page.rows[0]).toEqual(['101', [101, 102]]);
+    expect(pageRows(page.rowsJson)[0]).toEqual(['101', [101, 102]]);
     expect(windowReads).toHaveLength(0);
     expect(statements).toBe(1);
     // A projection without the array column is cut from a window.
     const projected = await store.read(OWNER.principal, id, { limit: 10, offset: 100, columns: ['n'] });
-    expect(projected.rows[0]).toEqual(['101']);
+    expect(pageRows(projected.rowsJson)[0]).toEqual(['101']);
     expect(windowReads).toHaveLength(1);
   });
 });

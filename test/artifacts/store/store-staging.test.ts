@@ -15,6 +15,7 @@ import { createStore, type Store } from '../../../src/artifacts/store/create-sto
 import { openSqliteCatalog } from '../../../src/catalog/sqlite/sqlite-catalog.ts';
 import { quietLogger } from '../../../src/logger.ts';
 import { createFixtures, type Fixtures } from '../store-fixtures.ts';
+import { pageRows } from '../../../src/artifacts/read-page.ts';
 
 const OWNER = { principal: 'alice', sessionId: 'default' };
 const SQL = 'SELECT g AS id, repeat(md5(g::text), 4) AS t FROM generate_series(1, 20) g';
@@ -60,7 +61,7 @@ describe('staging puts each part once', () => {
     expect(puts).toEqual(staged.parts.map((p) => `${p.name} ${p.sha256}`));
     if (outcome.decision !== 'CREATED') return;
     const page = await store.read(OWNER.principal, outcome.artifact.id, { limit: 100, offset: 0 });
-    expect(page.rows.length).toBe(20);
+    expect(page.rowsJson.length).toBe(20);
   });
 
   it('commit puts the parts the export never announced', async () => {
