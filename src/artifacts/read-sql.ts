@@ -218,10 +218,11 @@ export function buildReadStatement(columns: PlannedColumn[], parts: PartFile[], 
 const TEXT_STORAGE: StorageKind[] = ['text', 'numeric_text', 'bytea', 'json_array'];
 
 /**
- * Rows `from` to `to` (exclusive) of one part, in stored order, each selected column as it is stored
- * (no JSON) as c0, c1, …, then the bytes the row's text holds as text_bytes: a window a read worker keeps and encodes page by
- * page, and whose memory it bounds by those bytes (worker/row-windows.ts). One file read by one
- * thread keeps its order without ORDER BY (preserve_insertion_order), which would cost a sort.
+ * Rows `from` to `to` (exclusive) of one part, in stored order, each selected column as it is
+ * stored (no JSON) as c0, c1, …, then the bytes the row's text holds as text_bytes: a window a
+ * read worker keeps and encodes page by page, and whose memory it bounds by those bytes
+ * (worker/row-windows.ts). One file read by one thread keeps its order without ORDER BY
+ * (preserve_insertion_order), which would cost a sort.
  */
 export function windowSql(selected: PlannedColumn[], path: string, from: number, to: number): string {
   const text = selected.filter((c) => TEXT_STORAGE.includes(c.storage)).map((c) => `coalesce(strlen(${quoteIdent(c.storageName)}), 0)`);

@@ -80,7 +80,10 @@ export interface ForgetWindowsTask {
   keys: string[];
 }
 
-/** A window's rows; whether the worker read the window from its part for them, and whether it keeps it (false: too wide to). */
+/**
+ * A window's rows; whether the worker read the window from its part for them, and whether it keeps
+ * it (false: too wide to keep, or DuckDB could not copy it and the rows were read on their own).
+ */
 export interface WindowResult {
   /** Each row's JSON text (ReadPage.rowsJson): made here, off the API thread, which only joins them. */
   rowsJson: string[];
