@@ -172,6 +172,20 @@ describe('plain pages cut from windows kept by the read workers', () => {
     expect(statements).toBe(0);
   });
 
+  it('serves a reader that follows its cursor from a block read once, and only its first page from a window', async () => {
+    const id = await artifactOf('SELECT g::int8 AS n FROM generate_series(1, 5000) g');
+    windowReads.length = 0;
+    statements = 0;
+    for (let offset = 0; offset < 1000; offset += 100) {
+      const page = await store.read(OWNER.principal, id, { limit: 100, offset });
+      expect(pageRows(page.rowsJson).map((r) => r[0])).toEqual(Array.from({ length: 100 }, (_, k) => String(offset + k + 1)));
+      expect(page.more).toBe(true);
+    }
+    // The first page was asked out of sequence; the nine after it, and the row past the last, are in the block of rows 0-1023.
+    expect(windowReads).toHaveLength(1);
+    expect(statements).toBe(1);
+  });
+
   it('cuts a page across two windows and the last rows of the artifact', async () => {
     const id = await artifactOf(`SELECT g::int8 AS n FROM generate_series(1, ${WINDOW_ROWS + 500}) g`);
     const across = await store.read(OWNER.principal, id, { limit: 99, offset: WINDOW_ROWS - 50 });
