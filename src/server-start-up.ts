@@ -26,6 +26,8 @@ export interface StartProgress {
 
 export interface StartUpParts {
   dataDir: string;
+  /** This process's folder of DuckDB spills (worker/spill-directory.ts); the others' are swept at start. */
+  spillDir: string;
   log: (line: string) => void;
   /** No datasource is `default`: start-up starts the embedded database as it. */
   embeddedWanted: boolean;
@@ -60,7 +62,7 @@ export async function finishStartUp(parts: StartUpParts): Promise<void> {
   stored.verifyStored();
   // Leftovers of exports interrupted by a crash: removed now that the server is serving.
   void stored.store.sweepScratch().catch((e: unknown) => parts.log(`Could not clean staged files: ${(e as Error).message}`));
-  void sweepSpills(spillRoot(parts.dataDir)).catch((e: unknown) => parts.log(`Could not clean spilled files: ${(e as Error).message}`));
+  void sweepSpills(spillRoot(parts.dataDir), parts.spillDir).catch((e: unknown) => parts.log(`Could not clean spilled files: ${(e as Error).message}`));
   parts.collector.start();
   parts.historyPurger.start();
   parts.audit?.retention.start();

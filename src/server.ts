@@ -40,7 +40,7 @@ import { AuditTrail } from './audit/audit-trail.ts';
 import { AuditRetention } from './audit/audit-retention.ts';
 import { queryEntry } from './audit/query-entry.ts';
 import type { AuditPort } from './catalog/ports/audit-port.ts';
-import { spillRoot } from './worker/spill-directory.ts';
+import { processSpillDir, spillRoot } from './worker/spill-directory.ts';
 
 const QUERY_WORKER = new URL('../workers/query-worker.ts', import.meta.url);
 
@@ -76,7 +76,8 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const dataDir = resolve(config.dataDir);
   const access = await loadAccess(config, dataDir, log);
   const { registry, embeddedWanted } = await planDatasources(config, logger);
-  const { queryPool, readPool } = createPools(config, dataDir, logger, seams);
+  const spillDir = processSpillDir(spillRoot(dataDir));
+  const { queryPool, readPool } = createPools(config, spillDir, logger, seams);
   // What works on behalf of requests names the request in its log lines; pools and connections do not (see withRequestIds).
   const stored = openArtifactStore(config, dataDir, withRequestIds(logger), readPool);
   const metrics = new SluiceMetrics();
@@ -90,7 +91,7 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const { collector, historyPurger, queries, history, sharedRateCounts, visualizations, audit } = services;
   const tokensConfigured = config.tokens !== undefined;
   // Listening already: the rest of start-up runs behind it, and stop() may come at any point of it.
-  const startUp = finishStartUp({ dataDir, log, embeddedWanted, registry, queryPool, readPool, stored, collector, historyPurger, audit, access, tokensConfigured, progress });
+  const startUp = finishStartUp({ dataDir, spillDir, log, embeddedWanted, registry, queryPool, readPool, stored, collector, historyPurger, audit, access, tokensConfigured, progress });
   const running: RunningParts = { progress, startUp, server, collector, historyPurger, queries, history, sharedRateCounts, queryPool, readPool, registry, store: stored.store, visualizations, audit };
   return {
     url,
@@ -116,8 +117,7 @@ async function planDatasources(config: Config, logger: Logger): Promise<{ regist
   return { registry, embeddedWanted };
 }
 
-function createPools(config: Config, dataDir: string, logger: Logger, seams: StartSeams): { queryPool: WorkerPool; readPool: WorkerPool } {
-  const spillDir = spillRoot(dataDir);
+function createPools(config: Config, spillDir: string, logger: Logger, seams: StartSeams): { queryPool: WorkerPool; readPool: WorkerPool } {
   // Exports run PostgreSQL, the stream and DuckDB's conversion side by side: one DuckDB
   // thread each leaves the other core to the database (measured faster on 2 cores).
   const exportWorker: QueryWorkerData = { duckdbThreads: 1, duckdbMemoryLimit: '256MB', spillDir };

@@ -126,7 +126,7 @@ export type FromWorker =
 export interface QueryWorkerData {
   duckdbThreads: number;
   duckdbMemoryLimit: string;
-  /** Where the worker's DuckDB instances spill past their memory limit, each in a directory of its own (spill-directory.ts). */
+  /** This process's folder of spills: the worker's DuckDB instances spill past their memory limit into directories of their own there (spill-directory.ts). */
   spillDir: string;
   /** Bound on the memory of the row windows the worker keeps (row-windows.ts); WINDOW_BYTES when absent. */
   windowBytes?: number;

@@ -5,21 +5,29 @@
  * `.tmp` of the process's working directory, which may be read-only (the
  * read then fails) or the checkout the server runs from.
  *
- * Each DuckDB instance gets its own directory, named after the process, so
- * two never share files, and the leftovers of a process that crashed can be
- * told from those of a live one. DuckDB removes its files when it closes.
+ * Each process has a folder of its own there (its pid and a random name,
+ * since a process started again in a container often gets the same pid),
+ * and each DuckDB instance a directory of its own in it, so two never share
+ * files. DuckDB removes its files when it closes; what a process that ended
+ * without closing left is removed when the next one starts.
  */
+import { randomUUID } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
-/** The spill folder under a data directory. */
+/** The spill folder under a data directory, which holds one folder per process. */
 export function spillRoot(dataDir: string): string {
   return join(dataDir, 'spill');
 }
 
-/** The directory of one DuckDB instance of this process: `<pid>-<thread>-<name>`. */
-export function instanceSpillDir(root: string, threadId: number, name: string): string {
-  return join(root, `${process.pid}-${threadId}-${name}`);
+/** A folder for this process's spills under `root`: `<pid>-<random>`, a new one each time it is asked for. */
+export function processSpillDir(root: string): string {
+  return join(root, `${process.pid}-${randomUUID().slice(0, 8)}`);
+}
+
+/** The directory of one DuckDB instance: `<thread>-<name>` in its process's folder. */
+export function instanceSpillDir(processDir: string, threadId: number, name: string): string {
+  return join(processDir, `${threadId}-${name}`);
 }
 
 function alive(pid: number): boolean {
@@ -32,12 +40,15 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Removes what processes no longer running left in the spill folder; returns how many directories went. */
-export async function sweepSpills(root: string): Promise<number> {
+/**
+ * Removes the folders of processes no longer running from the spill folder, all but `own`: one
+ * with this process's pid is an earlier process's that had it. Returns how many went.
+ */
+export async function sweepSpills(root: string, own: string): Promise<number> {
   let removed = 0;
   for (const name of await readdir(root).catch(() => [] as string[])) {
     const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    if (name === basename(own) || !Number.isInteger(pid) || (pid !== process.pid && alive(pid))) continue;
     await rm(join(root, name), { recursive: true, force: true });
     removed += 1;
   }

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { instanceSpillDir, sweepSpills } from '../../src/worker/spill-directory.ts';
+import { instanceSpillDir, processSpillDir, sweepSpills } from '../../src/worker/spill-directory.ts';
 import { WorkerPool } from '../../src/worker/worker-pool.ts';
 
 const QUERY_WORKER = new URL('../../workers/query-worker.ts', import.meta.url);
@@ -39,22 +39,25 @@ describe('query worker: spill directory', () => {
     expect(readdirSync(spillDir).length).toBeGreaterThan(0);
   });
 
-  it('sweep what a process that is gone left, and nothing of a running one', async () => {
+  it('sweep what processes that are gone left, an earlier one with this pid too, and nothing of a running one', async () => {
     const root = mkdtempSync(join(tmpdir(), 'sluice-spill-sweep-'));
     try {
       // A process that has ended: its pid names no running process (unless reused at once, which this test would show).
       const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
-      const left = join(root, `${gone}-1-main`);
-      const ours = instanceSpillDir(root, 7, 'small');
-      const running = join(root, `${process.ppid}-1-main`);
-      for (const dir of [left, ours, running]) {
-        mkdirSync(dir);
-        writeFileSync(join(dir, 'duckdb_temp_storage-0.tmp'), 'x');
+      const left = join(root, `${gone}-0a1b2c3d`);
+      const ours = processSpillDir(root);
+      // A process started again in a container often gets the pid its predecessor had.
+      const predecessor = join(root, `${process.pid}-0a1b2c3d`);
+      const running = join(root, `${process.ppid}-0a1b2c3d`);
+      for (const dir of [left, ours, predecessor, running]) {
+        mkdirSync(instanceSpillDir(dir, 1, 'main'), { recursive: true });
+        writeFileSync(join(instanceSpillDir(dir, 1, 'main'), 'duckdb_temp_storage-0.tmp'), 'x');
       }
       writeFileSync(join(root, 'not-a-spill'), 'x');
-      expect(await sweepSpills(root)).toBe(1);
+      expect(ours).not.toBe(predecessor);
+      expect(await sweepSpills(root, ours)).toBe(2);
       expect(readdirSync(root).sort()).toEqual([ours, running, join(root, 'not-a-spill')].map((d) => d.slice(root.length + 1)).sort());
-      expect(await sweepSpills(join(root, 'absent'))).toBe(0);
+      expect(await sweepSpills(join(root, 'absent'), ours)).toBe(0);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
