@@ -6,6 +6,7 @@
  * imported artifact reads like the one exported, or the bundle is refused.
  */
 import { quoteLiteral } from '../../columns/column-plan.ts';
+import { pageRows } from '../read-page.ts';
 import type { StoreWorkers } from '../store/store-context.ts';
 import { rejected, type BundleArtifact } from './manifest.ts';
 import { partFile } from './read-bundle.ts';
@@ -16,7 +17,7 @@ export async function checkParts(workers: StoreWorkers, dir: string, artifact: B
   let rows: number;
   try {
     // A read answers each row as the JSON text of the array in its one text column.
-    const values = async (sql: string) => (await workers.read(sql, [])).map((row) => JSON.parse(row) as unknown[]);
+    const values = async (sql: string) => pageRows(await workers.read(sql, []));
     names = (await values(`SELECT CAST(to_json([column_name]) AS VARCHAR) FROM (DESCRIBE SELECT * FROM ${source})`)).map((r) => String(r[0]));
     rows = Number((await values(`SELECT CAST(to_json([count(*)]) AS VARCHAR) FROM ${source}`))[0]?.[0]);
   } catch {
