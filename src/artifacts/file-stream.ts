@@ -4,7 +4,7 @@
  * goes, and removing a temporary file however the stream ends.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, rmSync } from 'node:fs';
+import { createReadStream, rmSync, type ReadStream } from 'node:fs';
 import { SluiceError } from '../errors.ts';
 
 export interface FileStreamOptions {
@@ -21,19 +21,22 @@ export interface FileStreamOptions {
 }
 
 export function fileStream(path: string, options: FileStreamOptions = {}): ReadableStream<Uint8Array> {
-  const source = createReadStream(path, { highWaterMark: 256 * 1024 });
+  // Opened at the first read, not here: a stream cancelled before that (a client gone at once, a HEAD answer)
+  // would otherwise leave an open in flight that fails on the removed file with nothing listening, and an
+  // error nobody listens for ends the process.
+  let source: ReadStream | null = null;
+  let iterator: AsyncIterator<unknown> | null = null;
   const hash = options.sha256 !== undefined ? createHash('sha256') : null;
   let prefixSent = options.prefix === undefined;
   let closed = false;
   const cleanup = () => {
-    source.destroy();
+    source?.destroy();
     if (options.temporary) rmSync(path, { force: true });
     if (!closed) {
       closed = true;
       options.onClose?.();
     }
   };
-  const iterator = source[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -43,6 +46,11 @@ export function fileStream(path: string, options: FileStreamOptions = {}): Reada
           return;
         }
         try {
+          if (iterator === null) {
+            source = createReadStream(path, { highWaterMark: 256 * 1024 });
+            // The iterator listens for the stream's errors from its first next(), called at once.
+            iterator = source[Symbol.asyncIterator]();
+          }
           const next = await iterator.next();
           if (next.done) {
             cleanup();

@@ -4,7 +4,7 @@
  * read API, sessions, usage, quota denial with the preview kept, expiry.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
@@ -101,6 +101,18 @@ describe('download', () => {
     const lines = csv.trim().split('\n');
     expect(lines[0]).toBe('id,region,amount,big,bucket');
     expect(lines).toHaveLength(4001);
+  });
+
+  it('answers HEAD with the headers a GET has and keeps no file behind', async () => {
+    const downloads = join(server.dataDir, 'artifacts', 'downloads');
+    for (const format of ['csv', 'jsonl', 'parquet']) {
+      const r = await fetch(`${server.sluice.url}/api/artifacts/${artifactId}/download?format=${format}`, { method: 'HEAD', headers: { 'x-token': TOKENS.admin } });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-disposition')).toBe(`attachment; filename="${artifactId}.${format}"`);
+      expect(await r.text()).toBe('');
+    }
+    // The file a CSV or JSONL answer is streamed from goes as soon as the answer is, whether or not a body was sent.
+    await expect.poll(() => (existsSync(downloads) ? readdirSync(downloads) : []), { timeout: 5000 }).toEqual([]);
   });
 
   it('is re-authorized: another principal gets NOT_FOUND, a bad format VALIDATION_ERROR', async () => {

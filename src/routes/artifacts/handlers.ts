@@ -84,6 +84,12 @@ export function registerArtifactRoutes(app: OpenAPIHono<AppEnv>, store: Artifact
       c.header('cache-control', 'no-store');
       return c.redirect(file.url, 307);
     }
-    return c.body(file.body, 200, { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.fileName}"` });
+    const headers = { 'content-type': file.contentType, 'content-disposition': `attachment; filename="${file.fileName}"` };
+    if (c.req.method === 'HEAD') {
+      // A HEAD answer has no body, and a body nobody reads would keep its file and lease: ended here.
+      await file.body.cancel();
+      return c.body(null, 200, headers);
+    }
+    return c.body(file.body, 200, headers);
   });
 }
