@@ -566,7 +566,7 @@ export interface paths {
         };
         /**
          * The audit trail, newest first (admin role)
-         * @description Every query, read, aggregate, download, delete, agent, chat and semantic request, and every refused sign-in, as every replica recorded it. Entries are written in batches off the request path, so the newest may show a moment later; a query’s entry is written when it ends. Kept SLUICE_AUDIT_RETENTION_DAYS days (default 90).
+         * @description Every query, read, aggregate, download, delete, agent, chat and semantic request, and every refused sign-in, as every replica recorded it. Entries are written in batches off the request path, so the newest may show a moment later; a query’s entry is written when it ends, a streamed download’s when its body ended (with the bytes sent; failed when the client cut it off). Kept SLUICE_AUDIT_RETENTION_DAYS days (default 90).
          */
         get: operations["listAudit"];
         put?: never;

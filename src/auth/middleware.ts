@@ -4,7 +4,7 @@
  * Principal; roles are checked per route with requireRole.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { SluiceError } from '../errors.ts';
+import { SluiceError, type ErrorCode } from '../errors.ts';
 import type { Authenticator } from './authenticator.ts';
 import { hasRole, type Principal, type Role } from './principals.ts';
 
@@ -12,6 +12,17 @@ import { hasRole, type Principal, type Role } from './principals.ts';
 export interface AuditNote {
   /** The rows a page or an aggregate answered. */
   rows?: number;
+  /** A streamed body's count (routes/common/sent-bytes.ts): the entry waits for it. */
+  sent?: Promise<SentBody>;
+}
+
+/** What a streamed body sent, known once it ended, was cut off by the client, or failed. */
+export interface SentBody {
+  bytes: number;
+  /** True when the body was sent to its end. */
+  whole: boolean;
+  /** What failed the stream, when it was a SluiceError with a code; null otherwise. */
+  errorCode: ErrorCode | null;
 }
 
 /**

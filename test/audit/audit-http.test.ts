@@ -117,10 +117,36 @@ describe('what the audit records', () => {
     const base = { principal: 'reader', artifactId: artifact, outcome: 'ok', errorCode: null, datasource: null, sql: null };
     expect((await entriesOf(server, ids.read))[0]).toMatchObject({ ...base, action: 'read', route: '/api/artifacts/:id/read', rows: 7 });
     expect((await entriesOf(server, ids.aggregate))[0]).toMatchObject({ ...base, action: 'aggregate', route: '/api/artifacts/:id/aggregate', rows: 3 });
-    expect((await entriesOf(server, ids.download))[0]).toMatchObject({ ...base, action: 'download', route: '/api/artifacts/:id/download' });
+    // Written once the body ended, with the bytes it sent: the header row and 50 records.
+    expect(typeof download.body).toBe('string');
+    const sentBytes = Buffer.byteLength(download.body as string);
+    expect(sentBytes).toBeGreaterThan(50 * 4);
+    expect((await entriesOf(server, ids.download))[0]).toMatchObject({ ...base, action: 'download', route: '/api/artifacts/:id/download', bytes: sentBytes });
     expect((await entriesOf(server, ids.delete))[0]).toMatchObject({ ...base, action: 'delete', route: '/api/artifacts/:id', rows: null });
     expect((await entriesOf(server, ids.stolen))[0]).toMatchObject({ principal: 'other', action: 'read', artifactId: artifact, outcome: 'refused', errorCode: 'NOT_FOUND', rows: null });
     for (const id of Object.values(ids)) expect((await entriesOf(server, id))[0]!.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('records a download the client cut off as failed, with the bytes that left before it', async () => {
+    const artifact = await createArtifact(server, `select g, repeat(md5(g::text), 8) as h from generate_series(1, 40000) g`, TOKENS.reader);
+    // The whole CSV: the header, then each row's number, a comma, 256 hex digits and a newline (10.5 MB, more than loopback buffers hold).
+    let total = 'g,h\n'.length;
+    for (let g = 1; g <= 40000; g++) total += String(g).length + 258;
+    const id = rid('cut');
+    const abort = new AbortController();
+    const response = await fetch(`${server.sluice.url}/api/artifacts/${artifact}/download?format=csv`, { headers: { 'x-token': TOKENS.reader, 'x-request-id': id }, signal: abort.signal });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    // Gone as a client that closes its connection is: the socket, not only the body.
+    abort.abort();
+    await reader.closed.catch(() => undefined);
+    const [entry, ...more] = await entriesOf(server, id);
+    expect(more).toEqual([]);
+    expect(entry).toMatchObject({ action: 'download', principal: 'reader', artifactId: artifact, outcome: 'failed', errorCode: null });
+    expect(entry!.bytes).toBeGreaterThan(0);
+    expect(entry!.bytes).toBeLessThan(total);
   });
 
   it('records a refused sign-in with no principal, and never the token it was sent', async () => {

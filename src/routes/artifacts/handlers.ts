@@ -9,6 +9,7 @@ import { readArtifactPage } from '../../artifacts/read-page.ts';
 import type { ArtifactMeta, ArtifactStore } from '../../artifacts/types.ts';
 import { jsonText, ok, okJsonWithRows } from '../common/envelope.ts';
 import { noteAudit } from '../common/audit-requests.ts';
+import { countSentBytes } from '../common/sent-bytes.ts';
 import { aggregateArtifact, deleteArtifact, downloadArtifact, getArtifact, listArtifacts, readArtifact } from './routes.ts';
 import { ReadEnvelope } from './schemas.ts';
 
@@ -90,6 +91,9 @@ export function registerArtifactRoutes(app: OpenAPIHono<AppEnv>, store: Artifact
       await file.body.cancel();
       return c.body(null, 200, headers);
     }
-    return c.body(file.body, 200, headers);
+    // The audit records the bytes that left, so its entry waits for the body's end.
+    const { body, sent } = countSentBytes(file.body);
+    noteAudit(c, { sent });
+    return c.body(body, 200, headers);
   });
 }

@@ -4,7 +4,9 @@
  * template, the status and the error (the app's own mapping, failure-of.ts),
  * the principal once authenticated, and what the handler noted (rows of a
  * page); it hands one entry to the trail and returns: nothing waits on the
- * catalog. A query is recorded when it ends (audit/query-entry.ts), with its rows
+ * catalog. A streamed download's entry is handed over when its body ended,
+ * with the bytes it sent (`failed` when the client cut it off or the stream
+ * failed). A query is recorded when it ends (audit/query-entry.ts), with its rows
  * and duration; here only a query request refused before anything ran.
  * Nothing secret is kept: no header, no token, only the SQL text the
  * caller sent (its own query).
@@ -15,7 +17,7 @@ import type { Principal } from '../../auth/principals.ts';
 import { failureOf } from './failure-of.ts';
 import { routeTemplateOf } from './route-template.ts';
 import { onRoute } from '../../runtime/request-scope.ts';
-import type { AuditTrail } from '../../audit/audit-trail.ts';
+import type { AuditRecord, AuditTrail } from '../../audit/audit-trail.ts';
 import { artifactIdOf, auditedAction, outcomeOf } from '../../audit/audited-routes.ts';
 import { boundedSql } from '../../audit/query-entry.ts';
 
@@ -56,7 +58,7 @@ export function auditRequests(trail: AuditTrail, bodyLimitBytes: number): Middle
     if (action === 'query' && (status < 400 || failure?.details?.queryId !== undefined)) return;
     const query = action === 'query' && errorCode !== 'PAYLOAD_TOO_LARGE' ? await refusedQuery(c) : null;
     const principal = action === 'sign_in' ? null : ((c.get('principal') as Principal | undefined)?.id ?? null);
-    trail.record({
+    const entry: AuditRecord = {
       at: at.toISOString(),
       principal,
       action,
@@ -70,6 +72,14 @@ export function auditRequests(trail: AuditTrail, bodyLimitBytes: number): Middle
       bytes: null,
       durationMs: Math.round(performance.now() - started),
       requestId: c.get('requestId') ?? null,
-    });
+    };
+    if (note.sent === undefined || status >= 400) {
+      trail.record(entry);
+      return;
+    }
+    // A streamed body leaves after this returns: its entry is written when the body ended, with what it sent.
+    void note.sent.then(({ bytes, whole, errorCode: streamError }) =>
+      trail.record({ ...entry, bytes, outcome: whole ? 'ok' : 'failed', errorCode: streamError, durationMs: Math.round(performance.now() - started) }),
+    );
   };
 }
