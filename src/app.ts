@@ -29,6 +29,7 @@ import type { SemanticService } from './semantic/semantic-service.ts';
 import type { VisualizationStore } from './semantic/visualization-store.ts';
 import { errorBody } from './routes/common/envelope.ts';
 import { readJsonBodies } from './routes/common/json-body.ts';
+import { dropHeadBodies } from './routes/common/head-answers.ts';
 import { settleRequestBodies } from './routes/common/request-body-settle.ts';
 import { registerDatasourceRoutes } from './routes/datasources/handlers.ts';
 import { registerQueryRoutes } from './routes/queries/handlers.ts';
@@ -107,6 +108,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   // Outermost: whatever answered, the rest of the request body is read (or the connection closed) before the answer goes.
   app.use('*', settleRequestBodies(deps.bodyLimitBytes));
+  // A HEAD answer's body, which the adapter never reads, is let go of, whatever route made it.
+  app.use('*', dropHeadBodies());
   // First, so every answer (errors, 404s, streams, MCP) has its id and is counted.
   app.use('*', requestIds(), measureRequests(deps.metrics.series));
   registerHealthRoutes(app, deps.readiness);

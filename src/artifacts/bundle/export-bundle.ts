@@ -54,11 +54,14 @@ export async function exportSession(ctx: StoreContext, principal: string, sessio
   const parts = new Map<string, PartRef>();
   for (const { blob } of records) for (const ref of partRefs(blob)) if (!parts.has(ref.sha256)) parts.set(ref.sha256, ref);
   const pack = tarPack();
+  let cancelled = false;
   void writeEntries(ctx, pack, manifest, [...parts.values()]).catch((error: unknown) => {
-    ctx.log.error(`A session export stopped: ${(error as Error).message}`);
+    // A client that went, or a HEAD answer, cancels the stream and the pack goes under the writer: no failure to report.
+    if (!cancelled) ctx.log.error(`A session export stopped: ${(error as Error).message}`);
     pack.destroy(error as Error);
   });
-  return { fileName: `${sessionId.replace(/[^\w.-]/g, '_')}.sluice.tar`, artifacts: records.length, body: webStream(pack) };
+  const body = webStream(pack, () => (cancelled = true));
+  return { fileName: `${sessionId.replace(/[^\w.-]/g, '_')}.sluice.tar`, artifacts: records.length, body };
 }
 
 async function writeEntries(ctx: StoreContext, pack: Pack, manifest: Buffer, parts: PartRef[]): Promise<void> {
@@ -96,7 +99,7 @@ function entryDone(pack: Pack, header: Partial<Header> & Pick<Header, 'name'>, w
 }
 
 /** The pack as a web stream, pulled as the client reads; cancelling it stops the export. */
-function webStream(pack: Pack): ReadableStream<Uint8Array> {
+function webStream(pack: Pack, onCancel: () => void): ReadableStream<Uint8Array> {
   const chunks = pack[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>(
     {
@@ -113,6 +116,7 @@ function webStream(pack: Pack): ReadableStream<Uint8Array> {
         }
       },
       cancel() {
+        onCancel();
         pack.destroy();
       },
     },

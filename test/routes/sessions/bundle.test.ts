@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createArtifact, startTestServer, TOKENS, type TestServer } from '../../helpers/server.ts';
 import { catalogCounts, exportBundle, importBundle, storedLocations, tar, untar, type TarEntry } from './bundle-tools.ts';
 
@@ -95,6 +95,26 @@ describe('session export and import', () => {
     expect(none.status).toBe(404);
     expect(none.body.errorCode).toBe('NOT_FOUND');
     expect((await source.request('/api/sessions/..%2Fetc/export', { token: TOKENS.analyst })).body.errorCode).toBe('VALIDATION_ERROR');
+  });
+
+  it('answers HEAD with a GET\u2019s headers and no body, and stops the export behind it without reporting a failure', async () => {
+    const logged = vi.spyOn(console, 'error');
+    try {
+      const r = await fetch(`${source.sluice.url}/api/sessions/trip/export`, { method: 'HEAD', headers: { 'x-token': TOKENS.analyst } });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('content-type')).toBe('application/x-tar');
+      expect(r.headers.get('content-disposition')).toBe('attachment; filename="trip.sluice.tar"');
+      expect((await r.arrayBuffer()).byteLength).toBe(0);
+      // The writer behind the cancelled pack ends on its next entry; a failure would be logged by then.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(logged.mock.calls.map((call) => String(call[0]))).toEqual([]);
+    } finally {
+      logged.mockRestore();
+    }
+    // The export still works whole afterwards: the same entries, the parts byte for byte.
+    const again = await untar((await exportBundle(source, 'trip', TOKENS.analyst)).bytes);
+    expect(again.map((e) => e.name)).toEqual(entries.map((e) => e.name));
+    expect(again.slice(1).every((e, i) => e.data.equals(entries[i + 1]!.data))).toBe(true);
   });
 
   const cases: [string, string, () => Promise<Buffer>][] = [
