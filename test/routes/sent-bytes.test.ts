@@ -55,6 +55,28 @@ describe('a counted body', () => {
     expect(pulls).toBeLessThanOrEqual(3);
   });
 
+  it('counts a body cancelled while a read was pending as cut off, though that read ends as done', async () => {
+    let release!: () => void;
+    const source = new ReadableStream<Uint8Array>({
+      // The second chunk never comes before the cancel: the server's read waits on it.
+      async pull(controller) {
+        controller.enqueue(new Uint8Array(100));
+        await new Promise<void>((resolve) => (release = resolve));
+      },
+      cancel() {
+        release();
+      },
+    });
+    const { body, sent } = countSentBytes(source);
+    const reader = body.getReader();
+    await reader.read();
+    const pending = reader.read();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await reader.cancel('client gone');
+    expect((await pending).done).toBe(true);
+    expect(await sent).toEqual({ bytes: 100, whole: false, errorCode: null });
+  });
+
   it('reports a source that failed, with the code of a SluiceError', async () => {
     const { body, sent } = countSentBytes(chunks([64, 64], new SluiceError('ARTIFACT_CORRUPT', 'The stored artifact failed its integrity check.')));
     await expect(readAll(body)).rejects.toThrow('integrity');

@@ -18,6 +18,8 @@ export function countSentBytes(body: ReadableStream<Uint8Array>): { body: Readab
   let settle!: (sent: SentBody) => void;
   const sent = new Promise<SentBody>((resolve) => (settle = resolve));
   let ended = false;
+  // A read still pending when the server cancels ends as "done": that end is the cancel's, not the body's.
+  let cancelled = false;
   const end = (whole: boolean, error?: unknown) => {
     if (ended) return;
     ended = true;
@@ -29,7 +31,7 @@ export function countSentBytes(body: ReadableStream<Uint8Array>): { body: Readab
         try {
           const next = await reader.read();
           if (next.done) {
-            end(true);
+            end(!cancelled);
             controller.close();
             return;
           }
@@ -41,8 +43,13 @@ export function countSentBytes(body: ReadableStream<Uint8Array>): { body: Readab
         }
       },
       async cancel(reason) {
-        end(false);
-        await reader.cancel(reason);
+        cancelled = true;
+        // Settled once the source let go (its file removed, its lease released), so whoever waits sees it done.
+        try {
+          await reader.cancel(reason);
+        } finally {
+          end(false);
+        }
       },
     },
     // Nothing read ahead: a chunk is counted when the server takes it.
