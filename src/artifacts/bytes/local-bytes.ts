@@ -3,8 +3,8 @@
  * points): `<root>/objects/<location>/<name>`, each upload a directory of
  * its own. A part is linked (or copied) into place from the export's staged
  * file after its hash and size are checked, by rename, so a crash never
- * leaves half a part under its name (place-file.ts). A part is hashed again
- * once in each process, before it is first handed out or, for a lease asked
+ * leaves half a part under its name (place-file.ts). A part is hashed
+ * once in each process (its put's check counts), before it is first handed out or, for a lease asked
  * for with checkBeside, while its reader reads it (then only its size and
  * modification time are compared), so a damaged or hand-edited file is
  * reported as ARTIFACT_CORRUPT instead of being read as data; after start a
@@ -51,8 +51,8 @@ export function createLocalBytes({ root, link }: LocalBytesOptions): ByteStore {
           await sweepTemporaries(tmpDir);
         }
         await mkdir(tmpDir, { recursive: true });
-        await placeChecked({ source: localFile, target, tmpDir, sha256: part.sha256, bytes: part.bytes, link });
-        verifier.forget((k) => k === key);
+        const stamp = await placeChecked({ source: localFile, target, tmpDir, sha256: part.sha256, bytes: part.bytes, link });
+        verifier.checked(key, stamp, part.sha256, part.bytes);
       }),
 
     localPath: (part, options) =>

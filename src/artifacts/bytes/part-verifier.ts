@@ -5,7 +5,9 @@
  * waits for a hash. A read that reaches a part not hashed yet hashes that
  * part only (sharing a hash already running). A part's hash is only
  * trusted while its size and modification time stay those seen before it
- * was hashed; any change and it is hashed again. The pass needs no catalog:
+ * was hashed; any change and it is hashed again. A part this process put
+ * into the store was hashed there (place-file.ts): that check counts as its
+ * hash, so the first read of a new artifact hashes nothing again. The pass needs no catalog:
  * it records the digest it found, and a read compares it with the one the
  * catalog holds, so tampered bytes are ARTIFACT_CORRUPT all the same.
  *
@@ -27,6 +29,7 @@ import { join } from 'node:path';
 import { digestFile } from '../../runtime/digest-file.ts';
 import { corrupt } from './content-check.ts';
 import { isLocation, partNotFound } from './part-address.ts';
+import type { FileStamp } from './place-file.ts';
 
 /** How long no read must have asked for a part before the pass hashes the next one. */
 export const READS_QUIET_MS = 300;
@@ -43,10 +46,12 @@ interface Digest {
   bytes: number;
 }
 
+const stampText = (info: FileStamp) => `${info.size}:${info.mtimeMs}`;
+
 async function stampOf(path: string): Promise<{ stamp: string; size: number; mtimeMs: number } | undefined> {
   try {
     const info = await stat(path);
-    return { stamp: `${info.size}:${info.mtimeMs}`, size: info.size, mtimeMs: info.mtimeMs };
+    return { stamp: stampText(info), size: info.size, mtimeMs: info.mtimeMs };
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') return undefined;
     throw error;
@@ -108,7 +113,12 @@ export class PartVerifier {
     }
   }
 
-  /** Forgets what was hashed of these keys (a part put again, an upload deleted). */
+  /** The part's bytes were checked against `sha256` when they had this stamp (a put, place-file.ts): trusted until it changes. */
+  checked(key: string, stamp: FileStamp, sha256: string, bytes: number): void {
+    this.#digests.set(key, { stamp: stampText(stamp), sha256, bytes });
+  }
+
+  /** Forgets what was hashed of these keys (an upload deleted). */
   forget(match: (key: string) => boolean): void {
     for (const key of this.#digests.keys()) if (match(key)) this.#digests.delete(key);
   }

@@ -6,11 +6,13 @@
  * system without them) it is copied through the check instead. Either way
  * the bytes are flushed under a temporary name and renamed into place, so a
  * crash leaves a whole part or none under the final name, never half of
- * one. This module's job is the local disk.
+ * one. It answers with the size and modification time the checked bytes
+ * had, so the store can trust that check until they change
+ * (part-verifier.ts). This module's job is the local disk.
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link as fsLink, mkdir, open, rename, rm } from 'node:fs/promises';
+import { link as fsLink, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PART_READ_BYTES, verifyFile, writeChecked } from './content-check.ts';
 
@@ -49,14 +51,25 @@ async function sync(path: string): Promise<void> {
   }
 }
 
-export async function placeChecked({ source, target, tmpDir, sha256, bytes, link = fsLink }: Placement): Promise<void> {
+/** The size and modification time of a file's bytes, as stat gives them. */
+export interface FileStamp {
+  size: number;
+  mtimeMs: number;
+}
+
+/** Resolves with the stamp of the bytes it checked: taken before a linked file was hashed, after a copy was written. */
+export async function placeChecked({ source, target, tmpDir, sha256, bytes, link = fsLink }: Placement): Promise<FileStamp> {
   const temporary = join(tmpDir, `${sha256}.${randomUUID()}`);
+  let checked: FileStamp;
   try {
     if (await linked(link, source, temporary)) {
+      // Before the hash: bytes changed while they were hashed then show another stamp.
+      checked = await stat(temporary);
       await verifyFile(temporary, sha256, bytes);
       await sync(temporary);
     } else {
       await writeChecked(createReadStream(source, { highWaterMark: PART_READ_BYTES }), temporary, sha256, bytes);
+      checked = await stat(temporary);
     }
     // Only now: a put refused by its check leaves no trace of its upload, not even an empty directory.
     await mkdir(dirname(target), { recursive: true });
@@ -68,4 +81,6 @@ export async function placeChecked({ source, target, tmpDir, sha256, bytes, link
   // The catalog records the part right after this resolves, so the rename itself must survive a
   // power cut; best effort, as some platforms cannot open a directory to flush it.
   await sync(dirname(target)).catch(() => undefined);
+  // The rename moved the file, not its bytes: size and time are those checked.
+  return { size: checked.size, mtimeMs: checked.mtimeMs };
 }
