@@ -22,8 +22,11 @@ export function requestIds(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const id = requestIdOf(c.req.header(REQUEST_ID_HEADER));
     c.set('requestId', id);
-    await inRequest(id, next);
-    // After the handler, so answers a handler built itself (MCP's, a stream's) carry it too.
+    // Before the handler: every answer the context builds (c.json, c.body, errors) takes it from there. Set on an
+    // answer already built, a header makes Hono wrap that answer's body in a stream again, for every request.
     c.header(REQUEST_ID_HEADER, id);
+    await inRequest(id, next);
+    // An answer a handler built itself (MCP's) took none of the context's headers: it gets the id now.
+    if (!c.res.headers.has(REQUEST_ID_HEADER)) c.header(REQUEST_ID_HEADER, id);
   };
 }
