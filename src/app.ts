@@ -5,7 +5,6 @@
  * error bodies, so no path or stack trace can slip out.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
 import type { CursorCodec } from './artifacts/cursor.ts';
 import type { ArtifactStore } from './artifacts/types.ts';
 import { authenticate, type AppEnv } from './auth/middleware.ts';
@@ -15,6 +14,7 @@ import type { Authenticator } from './auth/authenticator.ts';
 import type { DatasourceRegistry } from './datasources/registry.ts';
 import { SluiceError } from './errors.ts';
 import { failureOf } from './routes/common/failure-of.ts';
+import { limitBodies } from './routes/common/body-limit.ts';
 import type { Logger } from './logger.ts';
 import type { QueryService } from './query/query-service.ts';
 import { registerArtifactRoutes } from './routes/artifacts/handlers.ts';
@@ -118,16 +118,14 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // Outside the body limit and authentication, so what they refuse is audited too.
   const audited = deps.audit.trail === null ? [] : [auditRequests(deps.audit.trail, deps.bodyLimitBytes)];
   for (const path of ['/api/*', '/mcp']) for (const audit of audited) app.use(path, audit);
-  const apiBodyLimit = bodyLimit({
-    maxSize: deps.bodyLimitBytes,
-    onError: () => {
-      throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
-    },
-  });
+  const tooLarge = (): never => {
+    throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`);
+  };
+  const apiBodyLimit = limitBodies(deps.bodyLimitBytes, tooLarge);
   // A session import streams its bundle under its own, larger limit, counted by the import itself.
   app.use('/api/*', (c, next) => (c.req.method === 'POST' && SESSION_IMPORT_PATH.test(c.req.path) ? next() : apiBodyLimit(c, next)));
   app.use('/api/*', authenticate(deps.auth), limitRate(deps.rateLimit.perMinute, deps.rateLimit.shared, 'api'));
-  app.use('/mcp', bodyLimit({ maxSize: deps.bodyLimitBytes, onError: () => { throw new SluiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${deps.bodyLimitBytes} bytes.`); } }));
+  app.use('/mcp', limitBodies(deps.bodyLimitBytes, tooLarge));
   app.use('/mcp', authenticate(deps.auth), limitRate(deps.rateLimit.perMinute, deps.rateLimit.shared, 'mcp'));
   app.openAPIRegistry.registerComponent('securitySchemes', 'token', { type: 'apiKey', in: 'header', name: 'X-Token' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });

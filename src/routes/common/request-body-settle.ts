@@ -47,9 +47,12 @@ export function settleRequestBodies(maxBytes: number): MiddlewareHandler {
     }
     // Most requests carry no body; asking the adapter's request for one would build a whole Request for each of them.
     if (!mayCarryBody(c.req.header('content-length'), c.req.header('transfer-encoding'))) return;
+    // Read by the route: nothing left over. Asked first: the adapter answers it from its own request, where asking
+    // for the body stream would build a whole web Request around the socket.
+    if (sent.bodyUsed) return;
     const body = sent.body;
-    // Read (or being read) by the route, or none sent: nothing left over.
-    if (body === null || body.locked || sent.bodyUsed) return;
+    // Being read by the route, or none sent: nothing left over.
+    if (body === null || body.locked) return;
     if (!(await readToEnd(body, maxBytes))) c.header('Connection', 'close');
   };
 }

@@ -1,0 +1,77 @@
+/**
+ * The request body limit (routes/common/body-limit.ts): a stated length
+ * over the limit is refused unread, one within it passes, a request that
+ * states no length and no chunked encoding passes as bodiless, and a
+ * chunked body is counted as it is read, refused once past the limit. When
+ * the head decides, the request's body stream is never asked for: with the
+ * Node adapter that builds a whole web Request for every API request.
+ */
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { limitBodies } from '../../src/routes/common/body-limit.ts';
+
+const LIMIT = 100;
+
+/** A request that counts how often its body stream is asked for. */
+class CountingRequest extends Request {
+  static asked = 0;
+  override get body(): ReadableStream<Uint8Array> | null {
+    CountingRequest.asked += 1;
+    return super.body;
+  }
+}
+
+function app(): Hono {
+  const hono = new Hono();
+  hono.use(
+    '*',
+    limitBodies(LIMIT, () => {
+      throw new Error('too large');
+    }),
+  );
+  hono.onError((error, c) => c.text(error.message, 413));
+  hono.all('/echo', async (c) => c.text(`read ${(await c.req.text()).length}`));
+  return hono;
+}
+
+function chunked(bytes: number): ReadableStream<Uint8Array> {
+  let left = bytes;
+  return new ReadableStream({
+    pull(controller) {
+      if (left === 0) return controller.close();
+      const size = Math.min(30, left);
+      left -= size;
+      controller.enqueue(new Uint8Array(size).fill(120));
+    },
+  });
+}
+
+async function send(init: RequestInit & { headers?: Record<string, string> }): Promise<{ status: number; text: string; asked: number }> {
+  CountingRequest.asked = 0;
+  const answer = await app().fetch(new CountingRequest('http://sluice.test/echo', init));
+  return { status: answer.status, text: await answer.text(), asked: CountingRequest.asked };
+}
+
+describe('the request body limit', () => {
+  it('lets a body of a stated length within the limit through without asking for its stream', async () => {
+    const sent = await send({ method: 'POST', body: 'x'.repeat(LIMIT), headers: { 'content-length': String(LIMIT) } });
+    expect(sent).toEqual({ status: 200, text: `read ${LIMIT}`, asked: 0 });
+  });
+
+  it('refuses a stated length over the limit before reading a byte', async () => {
+    const sent = await send({ method: 'POST', body: 'x'.repeat(LIMIT + 1), headers: { 'content-length': String(LIMIT + 1) } });
+    expect(sent).toEqual({ status: 413, text: 'too large', asked: 0 });
+  });
+
+  it('lets a request with neither a length nor a chunked body through, and a GET whatever its head says', async () => {
+    expect(await send({ method: 'POST' })).toEqual({ status: 200, text: 'read 0', asked: 0 });
+    expect(await send({ method: 'GET', headers: { 'content-length': String(LIMIT * 10) } })).toEqual({ status: 200, text: 'read 0', asked: 0 });
+  });
+
+  it('counts a chunked body as it is read: through within the limit, refused past it', async () => {
+    const within = await send({ method: 'POST', body: chunked(LIMIT), headers: { 'transfer-encoding': 'chunked' }, duplex: 'half' } as RequestInit);
+    expect([within.status, within.text]).toEqual([200, `read ${LIMIT}`]);
+    const over = await send({ method: 'POST', body: chunked(LIMIT + 1), headers: { 'transfer-encoding': 'chunked' }, duplex: 'half' } as RequestInit);
+    expect([over.status, over.text]).toEqual([413, 'too large']);
+  });
+});
