@@ -15,7 +15,7 @@ const LIMIT = 100;
 /** A request that counts how often its body stream is asked for. */
 class CountingRequest extends Request {
   static asked = 0;
-  override get body(): ReadableStream<Uint8Array> | null {
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
     CountingRequest.asked += 1;
     return super.body;
   }
@@ -34,7 +34,7 @@ function app(): Hono {
   return hono;
 }
 
-function chunked(bytes: number): ReadableStream<Uint8Array> {
+function chunked(bytes: number): ReadableStream<Uint8Array<ArrayBuffer>> {
   let left = bytes;
   return new ReadableStream({
     pull(controller) {
@@ -46,7 +46,7 @@ function chunked(bytes: number): ReadableStream<Uint8Array> {
   });
 }
 
-async function send(init: RequestInit & { headers?: Record<string, string> }): Promise<{ status: number; text: string; asked: number }> {
+async function send(init: RequestInit): Promise<{ status: number; text: string; asked: number }> {
   CountingRequest.asked = 0;
   const answer = await app().fetch(new CountingRequest('http://sluice.test/echo', init));
   return { status: answer.status, text: await answer.text(), asked: CountingRequest.asked };

@@ -4,10 +4,11 @@
  * its own. A part is linked (or copied) into place from the export's staged
  * file after its hash and size are checked, by rename, so a crash never
  * leaves half a part under its name (place-file.ts). A part is hashed
- * once in each process (its put's check counts), before it is first handed out or, for a lease asked
- * for with checkBeside, while its reader reads it (then only its size and
- * modification time are compared), so a damaged or hand-edited file is
- * reported as ARTIFACT_CORRUPT instead of being read as data; after start a
+ * once in each process (the put's own check counts), before it is first
+ * handed out or, for a lease asked for with checkBeside, while its reader
+ * reads it (then only its size and modification time are compared), so a
+ * damaged or hand-edited file is reported as ARTIFACT_CORRUPT instead of
+ * being read as data; after start a
  * pass hashes every part in the background, most recently read first, so a
  * read rarely waits for it (part-verifier.ts). This module's job is the
  * local disk.

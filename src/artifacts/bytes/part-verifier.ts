@@ -7,9 +7,10 @@
  * trusted while its size and modification time stay those seen before it
  * was hashed; any change and it is hashed again. A part this process put
  * into the store was hashed there (place-file.ts): that check counts as its
- * hash, so the first read of a new artifact hashes nothing again. The pass needs no catalog:
- * it records the digest it found, and a read compares it with the one the
- * catalog holds, so tampered bytes are ARTIFACT_CORRUPT all the same.
+ * hash, so the first read of a new artifact hashes nothing again. The pass
+ * needs no catalog: it records the digest it found, and a read compares it
+ * with the one the catalog holds, so tampered bytes are ARTIFACT_CORRUPT all
+ * the same.
  *
  * The pass stays behind the reads: it waits while reads keep asking for
  * parts (until none has for READS_QUIET_MS), because on 2 cores a hash
