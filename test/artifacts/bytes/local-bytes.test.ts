@@ -5,31 +5,14 @@
  * name, hostile references touch nothing outside the root, an upload's age
  * is its directory's, and temporary files a crash left are swept once old.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import type { PartRef } from '../../../src/artifacts/bytes/byte-store.ts';
+import { describe, expect, it } from 'vitest';
 import { createLocalBytes } from '../../../src/artifacts/bytes/local-bytes.ts';
 import { testByteStore } from './byte-store-contract.ts';
-import { blobHashOf, failure, filesUnder, makePart, partRef, upload } from './part-fixtures.ts';
+import { blobHashOf, crossDevice, failure, filesUnder, makePart, partRef, storedFile, tempDirs, upload } from './part-fixtures.ts';
 
-const roots: string[] = [];
-function freshRoot(): string {
-  const root = mkdtempSync(join(tmpdir(), 'sluice-local-bytes-'));
-  roots.push(root);
-  return root;
-}
-afterAll(() => {
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
-});
-
-/** A link that fails as one to another disk does. */
-const crossDevice = async () => {
-  throw Object.assign(new Error('EXDEV: cross-device link not permitted'), { code: 'EXDEV' });
-};
-
-const storedFile = (root: string, ref: PartRef) => join(root, 'objects', ref.location, ref.name);
+const freshRoot = tempDirs('sluice-local-bytes-');
 
 testByteStore('local directory', { remote: false, presign: false, outage: false }, async () => {
   const root = freshRoot();

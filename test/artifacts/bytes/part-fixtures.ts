@@ -3,12 +3,16 @@
  * written by DuckDB) with their content address, their references in an
  * upload and a way to store them as one, a way to catch the SluiceError a
  * promise fails with, and a look at the files a directory holds (the cache,
- * to see what it kept).
+ * to see what it kept); for the local directory store, where it keeps a
+ * part, a link that fails as one to another disk does, and temporary
+ * directories.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll } from 'vitest';
 import type { ByteStore, PartRef } from '../../../src/artifacts/bytes/byte-store.ts';
 import { SluiceError } from '../../../src/errors.ts';
 
@@ -17,6 +21,27 @@ export interface TestPart {
   sha256: string;
   bytes: number;
   content: Buffer;
+}
+
+/** Where a local directory store keeps a part. */
+export const storedFile = (root: string, ref: PartRef) => join(root, 'objects', ref.location, ref.name);
+
+/** A link that fails as one to another disk does: the local store then copies through its check. */
+export async function crossDevice(): Promise<never> {
+  throw Object.assign(new Error('EXDEV: cross-device link not permitted'), { code: 'EXDEV' });
+}
+
+/** Makes a new temporary directory named `prefix…` at each call; all of them are removed after the test file. */
+export function tempDirs(prefix: string): () => string {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
 }
 
 export function sha256Of(content: Uint8Array): string {

@@ -6,26 +6,15 @@
  * the parts read last before the restart are hashed first. The pass waits
  * while reads keep asking for parts.
  */
-import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PartRef } from '../../../src/artifacts/bytes/byte-store.ts';
 import { createLocalBytes } from '../../../src/artifacts/bytes/local-bytes.ts';
 import { PartVerifier } from '../../../src/artifacts/bytes/part-verifier.ts';
-import { failure, makePart, upload } from './part-fixtures.ts';
+import { failure, makePart, storedFile, tempDirs, upload } from './part-fixtures.ts';
 
-const dirs: string[] = [];
-function freshDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sluice-part-verifier-'));
-  dirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-const storedFile = (root: string, ref: PartRef) => join(root, 'objects', ref.location, ref.name);
+const freshDir = tempDirs('sluice-part-verifier-');
 const keyOf = (ref: PartRef) => `${ref.location}/${ref.name}`;
 
 /** A store with three uploads of two parts each, written by one process that has since stopped. */

@@ -5,13 +5,10 @@
  * a read right after an export hashes nothing again. Bytes rewritten after
  * the put are hashed again and found, linked or copied.
  */
-import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { PartRef } from '../../../src/artifacts/bytes/byte-store.ts';
+import { statSync, utimesSync, writeFileSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
 import { createLocalBytes } from '../../../src/artifacts/bytes/local-bytes.ts';
-import { failure, makePart, upload } from './part-fixtures.ts';
+import { crossDevice, failure, makePart, storedFile, tempDirs, upload } from './part-fixtures.ts';
 
 // Every whole-file hash of the stores goes through digestFile: counted, and run as it is.
 const hashed = vi.hoisted(() => ({ files: [] as string[] }));
@@ -26,21 +23,7 @@ vi.mock('../../../src/runtime/digest-file.ts', async (original) => {
   };
 });
 
-const roots: string[] = [];
-function freshRoot(): string {
-  const root = mkdtempSync(join(tmpdir(), 'sluice-put-check-'));
-  roots.push(root);
-  return root;
-}
-afterAll(() => {
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
-});
-
-/** A link refused as one to another disk is: the put copies through its check instead. */
-const crossDevice = async () => {
-  throw Object.assign(new Error('EXDEV: cross-device link not permitted'), { code: 'EXDEV' });
-};
-const storedFile = (root: string, ref: PartRef) => join(root, 'objects', ref.location, ref.name);
+const freshRoot = tempDirs('sluice-put-check-');
 
 describe.each([
   ['linked', undefined],
