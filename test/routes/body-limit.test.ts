@@ -1,8 +1,9 @@
 /**
  * The request body limit (routes/common/body-limit.ts): a stated length
- * over the limit is refused unread, one within it passes, a request that
- * states no length and no chunked encoding passes as bodiless, and a
- * chunked body is counted as it is read, refused once past the limit. When
+ * over the limit is refused unread, one within it passes, a request to
+ * Node's HTTP/1 server that states no length and no chunked encoding passes
+ * as bodiless, and any other body (chunked, or of no stated length on
+ * another server) is counted as it is read, refused once past the limit. When
  * the head decides, the request's body stream is never asked for: with the
  * Node adapter that builds a whole web Request for every API request.
  */
@@ -46,9 +47,12 @@ function chunked(bytes: number): ReadableStream<Uint8Array<ArrayBuffer>> {
   });
 }
 
-async function send(init: RequestInit): Promise<{ status: number; text: string; asked: number }> {
+/** What the Node adapter hands the app of a request that came over HTTP/1.1. */
+const NODE_HTTP1 = { incoming: { httpVersionMajor: 1 } };
+
+async function send(init: RequestInit, env: object = NODE_HTTP1): Promise<{ status: number; text: string; asked: number }> {
   CountingRequest.asked = 0;
-  const answer = await app().fetch(new CountingRequest('http://sluice.test/echo', init));
+  const answer = await app().fetch(new CountingRequest('http://sluice.test/echo', init), env);
   return { status: answer.status, text: await answer.text(), asked: CountingRequest.asked };
 }
 
@@ -63,9 +67,17 @@ describe('the request body limit', () => {
     expect(sent).toEqual({ status: 413, text: 'too large', asked: 0 });
   });
 
-  it('lets a request with neither a length nor a chunked body through, and a GET whatever its head says', async () => {
+  it("lets a request to Node's HTTP/1 server with neither a length nor a chunked body through, and a GET whatever its head says", async () => {
     expect(await send({ method: 'POST' })).toEqual({ status: 200, text: 'read 0', asked: 0 });
     expect(await send({ method: 'GET', headers: { 'content-length': String(LIMIT * 10) } })).toEqual({ status: 200, text: 'read 0', asked: 0 });
+  });
+
+  it("counts a body of no stated length elsewhere (HTTP/2 on Deno's server sends one): through within the limit, refused past it", async () => {
+    const withoutLength = (bytes: number) => ({ method: 'POST', body: chunked(bytes), duplex: 'half' }) as RequestInit;
+    const within = await send(withoutLength(LIMIT), {});
+    expect([within.status, within.text]).toEqual([200, `read ${LIMIT}`]);
+    const over = await send(withoutLength(LIMIT * 10), {});
+    expect([over.status, over.text]).toEqual([413, 'too large']);
   });
 
   it('counts a chunked body as it is read: through within the limit, refused past it', async () => {
