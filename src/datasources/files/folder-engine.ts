@@ -13,7 +13,7 @@
  */
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { quoteIdent, quoteLiteral } from '../../columns/column-plan.ts';
-import { openLockedInstance } from './locked-instance.ts';
+import { openLockedInstance, type LockedInstance, type LockedInstanceOptions } from './locked-instance.ts';
 import { DEFAULT_SCHEMA, scanFolder, type FileTable, type FolderScan } from './folder-scan.ts';
 
 /** A table whose view was made, with what the file says of its size when that is cheap. */
@@ -29,10 +29,19 @@ export interface FolderState {
 
 const READERS = { parquet: 'read_parquet', csv: 'read_csv', json: 'read_json' } as const;
 
+/** A connection lent for one export; `release` ends its transaction and gives it back (or closes it). */
+export interface LentConnection {
+  connection: DuckDBConnection;
+  release(): Promise<void>;
+}
+
 export class FolderEngine {
   readonly folder: string;
   readonly #log: (line: string) => void;
-  #instance: Promise<DuckDBInstance> | null = null;
+  readonly #options: LockedInstanceOptions;
+  #instance: Promise<LockedInstance> | null = null;
+  /** The instance's streaming connection is lent to one export at a time; this one holds it now. */
+  #streamingLent = false;
   #signature: string | null = null;
   #state: FolderState = { tables: [], skipped: [] };
   /** Skip lines already logged: a file skipped stays skipped at every later scan, and is logged once. */
@@ -40,9 +49,11 @@ export class FolderEngine {
   /** Refreshes run one after another: two callers never rebuild the views at once. */
   #refreshing: Promise<unknown> = Promise.resolve();
 
-  constructor(folder: string, log: (line: string) => void) {
+  /** `options`: the engine's threads, and the streaming buffer of the connection exports are lent (locked-instance.ts). */
+  constructor(folder: string, log: (line: string) => void, options: LockedInstanceOptions = { threads: 1 }) {
     this.folder = folder;
     this.#log = log;
+    this.#options = options;
   }
 
   /** The folder's tables as of now, the views rebuilt first when the folder changed. */
@@ -58,15 +69,57 @@ export class FolderEngine {
     return (await this.#engine()).connect();
   }
 
+  /**
+   * A connection for one export's statement, the views current: the one with
+   * the streaming buffer when it is free (an export at a time holds it; it is
+   * rolled back and kept on release), otherwise a new one, closed on release.
+   */
+  async lendForExport(): Promise<LentConnection> {
+    await this.current();
+    const locked = await this.#locked();
+    const streaming = locked.streaming;
+    if (streaming === null || this.#streamingLent) {
+      const connection = await locked.instance.connect();
+      return { connection, release: async () => connection.closeSync() };
+    }
+    this.#streamingLent = true;
+    let released = false;
+    return {
+      connection: streaming,
+      release: async () => {
+        if (released) return;
+        released = true;
+        // Whatever the export left (a transaction, an interrupted statement), the next one starts clean; a connection that
+        // cannot end it is closed, and the instance's later exports make their own.
+        try {
+          await streaming.run('ROLLBACK');
+        } catch (error) {
+          if (!/no transaction is active/i.test(String(error))) {
+            streaming.closeSync();
+            locked.streaming = null;
+          }
+        }
+        this.#streamingLent = false;
+      },
+    };
+  }
+
   async close(): Promise<void> {
-    const instance = this.#instance;
+    const locked = this.#instance;
     this.#instance = null;
-    if (instance !== null) (await instance.catch(() => null))?.closeSync();
+    if (locked === null) return;
+    const opened = await locked.catch(() => null);
+    opened?.streaming?.closeSync();
+    opened?.instance.closeSync();
   }
 
   #engine(): Promise<DuckDBInstance> {
+    return this.#locked().then((locked) => locked.instance);
+  }
+
+  #locked(): Promise<LockedInstance> {
     if (this.#instance === null) {
-      this.#instance = openLockedInstance(this.folder);
+      this.#instance = openLockedInstance(this.folder, this.#options);
       this.#instance.catch(() => (this.#instance = null));
     }
     return this.#instance;

@@ -1,6 +1,6 @@
 /**
  * One export on a files datasource, inside a query worker, on a connection
- * of the worker's DuckDB over the folder: the engine's own parser splits
+ * the worker's DuckDB over the folder lends it (folder-engine.ts): the engine's own parser splits
  * the text and names the statement's type, and anything but one SELECT is
  * refused here, on the engine, whatever the API thread's check said (the
  * folder is reachable by the engine, so a COPY or EXPORT into it must
@@ -26,10 +26,14 @@ export interface RunHooks {
 }
 
 export async function runExport(engine: FolderEngine, request: ExportRequest, consume: ConsumeRows, hooks: RunHooks): Promise<ExportResult> {
-  const connection = await engine.connect();
+  const lent = await engine.lendForExport();
+  const connection = lent.connection;
+  // The connection may serve the next export: nothing prepared on it outlives this one.
+  const statements: DuckDBPreparedStatement[] = [];
   try {
     await connection.run('BEGIN TRANSACTION READ ONLY');
     const prepared = await prepareRead(connection, request.sql);
+    statements.push(prepared);
     bindParams(prepared, request.params);
     const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i) }));
     if (columns.length === 0) throw new SluiceError('VALIDATION_ERROR', 'The statement returns no columns; select at least one column.');
@@ -38,11 +42,12 @@ export async function runExport(engine: FolderEngine, request: ExportRequest, co
     const measured = await prepareMeasured(connection, request.sql, types);
     const onEnd = hooks.started(request.sql);
     if (measured === null) return await consume(planDuckColumns(columns), openChunkSource({ connection, prepared, columns, rowLimit, onEnd }));
-    prepared.destroySync();
+    statements.push(measured);
     bindParams(measured, request.params);
     return await consume(planDuckColumns(columns), openTableSource({ connection, prepared: measured, types, rowLimit, onEnd }));
   } finally {
-    connection.closeSync();
+    for (const statement of statements) statement.destroySync();
+    await lent.release();
   }
 }
 
