@@ -73,6 +73,35 @@ describe('a files export writes the same CSV from SQL as from JavaScript', () =>
     expect(differing).toEqual([]);
   });
 
+  it('for the doubles of the usual magnitudes, whose length comes from their JSON number', async () => {
+    // Between 1e-4 and 1e15 a double's length is counted on to_json's digits, not on the text the record holds:
+    // a hundred thousand of any bits in that range, decimals of few places and the neighbours of each power of ten.
+    let seed = 0x9e3779b9;
+    const next = () => ((seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32);
+    const bits = new DataView(new ArrayBuffer(8));
+    const values: number[] = [];
+    while (values.length < 100_000) {
+      bits.setUint32(0, next() * 2 ** 32);
+      bits.setUint32(4, next() * 2 ** 32);
+      const x = bits.getFloat64(0);
+      if (Math.abs(x) >= 1e-4 && Math.abs(x) < 1e15) values.push(x);
+    }
+    for (let i = 0; i < 50_000; i++) values.push(Math.round((next() - 0.5) * 10 ** (2 + Math.floor(next() * 13))) / 10 ** Math.floor(next() * 9));
+    for (let e = -4; e < 15; e++) for (const d of [-2, -1, 0, 1, 2]) values.push(10 ** e + d * 10 ** e * Number.EPSILON, -(10 ** e));
+    await connection.run('CREATE TABLE usual_doubles (i INTEGER, x DOUBLE)');
+    const appender = await connection.createAppender('usual_doubles');
+    values.forEach((x, i) => {
+      appender.appendInteger(i);
+      appender.appendDouble(x);
+      appender.endRow();
+    });
+    appender.closeSync();
+    const { js, duck } = await bothWays('SELECT x FROM usual_doubles ORDER BY i');
+    expect(js.length).toBe(values.length);
+    expect(js.slice(0, 1000)).toEqual(values.slice(0, 1000).map(String));
+    expect(duck).toEqual(js);
+  });
+
   it('for integers, decimals and booleans at their limits', async () => {
     const { js, duck } = await bothWays(`SELECT * FROM (VALUES
       (127::TINYINT, (-32768)::SMALLINT, 2147483647, (-9223372036854775808)::BIGINT, 255::UTINYINT, 18446744073709551615::UBIGINT,

@@ -5,33 +5,60 @@
  * only to measure it took half of a large export's time. Most values'
  * lengths follow from the value alone (a date of years 1 to 9999 is always
  * 10 bytes, a text needs no quotes unless it holds a comma, quote or line
- * break); the rest are measured on the text csv-line-sql.ts spells out, so
- * both can never disagree. Tested against the JavaScript records' bytes
+ * break, a double of the usual magnitudes is as long as its JSON number);
+ * the rest are measured on the text csv-line-sql.ts spells out. Every
+ * length is tested against the JavaScript record's bytes
  * (test/datasources/files/files-csv-lines.test.ts).
  */
 import { DuckDBTypeId, type DuckDBType } from '@duckdb/node-api';
 import { columnText, textNeedsQuotesSql } from './csv-line-sql.ts';
 
-/** The length of a non-NULL value `c` (`s`: DuckDB's text of it, for a DOUBLE), or null to measure its text. */
-function quickLength(type: DuckDBType, single: boolean, c: string, s: string, text: string): string | null {
-  const calendar = (literal: string, common: number) =>
-    `CASE WHEN ${c} >= ${literal} '0001-01-01' AND ${c} < ${literal} '10000-01-01' THEN ${common} ELSE strlen(${text}) END`;
+/**
+ * The length of the non-NULL values of most rows, without their text:
+ * `common` says which rows (a condition on the column as the statement gave
+ * it, `c`), `length` what they measure. The other rows are measured on the
+ * text csv-line-sql.ts spells out, whose DuckDB text (`s`) and converted
+ * value the inner projection computes for them alone: a cast to text costs
+ * more than the rest of the length, and DuckDB would make it for every row.
+ */
+interface QuickLength {
+  common: string;
+  length: string;
+}
+
+function quickLength(type: DuckDBType, c: string): QuickLength | null {
+  const calendar = (literal: string, from: string, to: string, length: number): QuickLength => ({
+    common: `${c} >= ${literal} '${from}' AND ${c} < ${literal} '${to}'`,
+    length: String(length),
+  });
+  switch (type.typeId) {
+    case DuckDBTypeId.DOUBLE:
+      // Where csv-line-sql.ts writes the shortest digits plain. to_json writes the same digits (yyjson's shortest
+      // round trip, plain in this range, ".0" on whole numbers as DuckDB's text has) at a third of a cast's cost.
+      return {
+        common: `abs(${c}) >= 1e-4 AND abs(${c}) < 1e15`,
+        length: `strlen(CAST(to_json(${c}) AS VARCHAR)) - CASE WHEN ${c} = trunc(${c}) THEN 2 ELSE 0 END`,
+      };
+    case DuckDBTypeId.DATE:
+      return calendar('DATE', '0001-01-01', '10000-01-01', 10);
+    case DuckDBTypeId.TIMESTAMP:
+      return calendar('TIMESTAMP', '0001-01-01', '10000-01-01', 26);
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      // The same instants as csv-line-sql.ts's UTC wall clock of years 1 to 9999; "+00" follows the microseconds.
+      return calendar('TIMESTAMPTZ', '0001-01-01 00:00:00+00', '10000-01-01 00:00:00+00', 29);
+    default:
+      return null;
+  }
+}
+
+/** The length of a non-NULL value `v` of a type without a quick length, from the value alone; null to measure its text. */
+function valueLength(type: DuckDBType, single: boolean, v: string): string | null {
   switch (type.typeId) {
     case DuckDBTypeId.BOOLEAN:
-      return `CASE WHEN ${c} THEN 4 ELSE 5 END`;
+      return `CASE WHEN ${v} THEN 4 ELSE 5 END`;
     case DuckDBTypeId.VARCHAR:
       // Quoted, a value gains its two quotes and a second quote for each of its own.
-      return `strlen(${c}) + CASE WHEN ${textNeedsQuotesSql(c, single)} THEN 2 + strlen(${c}) - strlen(replace(${c}, '"', '')) ELSE 0 END`;
-    case DuckDBTypeId.DOUBLE:
-      // Where csv-line-sql.ts writes DuckDB's own text, less the ".0" DuckDB puts on whole numbers.
-      return `CASE WHEN abs(${c}) >= 1e-4 AND abs(${c}) < 1e15 THEN strlen(${s}) - CASE WHEN ${c} = trunc(${c}) THEN 2 ELSE 0 END ELSE strlen(${text}) END`;
-    case DuckDBTypeId.DATE:
-      return calendar('DATE', 10);
-    case DuckDBTypeId.TIMESTAMP:
-      return calendar('TIMESTAMP', 26);
-    case DuckDBTypeId.TIMESTAMP_TZ:
-      // csv-line-sql.ts's inner projection made it the TIMESTAMP of the same microseconds; "+00" follows.
-      return calendar('TIMESTAMP', 29);
+      return `strlen(${v}) + CASE WHEN ${textNeedsQuotesSql(v, single)} THEN 2 + strlen(${v}) - strlen(replace(${v}, '"', '')) ELSE 0 END`;
     default:
       return null;
   }
@@ -52,15 +79,19 @@ export function withCsvLengthSql(sql: string, types: DuckDBType[]): string | nul
   const inner: string[] = [...names];
   const lengths: string[] = [];
   texts.forEach((t, i) => {
-    const value = t!.inner?.(`c${i}`) ?? `c${i}`;
-    inner.push(`${value} AS v${i}`);
-    const c = `v${i}`;
-    const double = types[i]!.typeId === DuckDBTypeId.DOUBLE;
-    // DuckDB's text of the value is computed once, in the inner projection, only for the type whose quick length needs it.
-    if (double) inner.push(`CAST(${value} AS VARCHAR) AS s${i}`);
-    const s = double ? `s${i}` : `CAST(${c} AS VARCHAR)`;
-    const text = t!.value(c, s);
-    lengths.push(`CASE WHEN ${c} IS NULL THEN 0 ELSE ${quickLength(types[i]!, single, c, s, text) ?? `strlen(${text})`} END`);
+    const c = `c${i}`;
+    const v = `v${i}`;
+    const s = `s${i}`;
+    const converted = t!.inner?.(c) ?? c;
+    const quick = quickLength(types[i]!, c);
+    // Outside the common rows, the value as csv-line-sql.ts writes it, and DuckDB's text of it, once each (a CASE would
+    // evaluate an expression again each time it names it); NULL on the common rows, which need neither.
+    const rare = (expression: string) => (quick === null ? expression : `CASE WHEN ${quick.common} THEN NULL ELSE ${expression} END`);
+    inner.push(`${rare(converted)} AS ${v}`);
+    if (t!.text === true) inner.push(`${rare(`CAST(${converted} AS VARCHAR)`)} AS ${s}`);
+    const measured = `strlen(${t!.value(v, t!.text === true ? s : `CAST(${v} AS VARCHAR)`)})`;
+    const length = quick === null ? (valueLength(types[i]!, single, v) ?? measured) : `CASE WHEN ${quick.common} THEN ${quick.length} ELSE ${measured} END`;
+    lengths.push(`CASE WHEN ${c} IS NULL THEN 0 ELSE ${length} END`);
   });
   // A comma between fields and the newline: as many as there are columns.
   const length = `CAST(${types.length} + ${lengths.join(' + ')} AS DOUBLE) AS sluice_csv_bytes`;
