@@ -114,7 +114,7 @@ async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<v
           lastProgress = now;
           answer({ type: 'progress', taskId, rows, bytes });
         },
-        onPart: (part) => answer({ type: 'part', taskId, part }),
+        onPart: (part, hashedAt) => answer({ type: 'part', taskId, part, hashedAt }),
         onStopper: (stop) => {
           stoppers.set(taskId, stop);
           if (cancelledEarly.has(taskId)) stop('cancel');

@@ -12,7 +12,7 @@
  * UNSUPPORTED_CAPABILITY instead of reaching a backend.
  */
 import type { PlannedColumn } from '../columns/column-plan.ts';
-import type { ParquetPart } from '../worker/export-types.ts';
+import type { FileStamp, ParquetPart } from '../worker/export-types.ts';
 import type { ArtifactMeta, Owner, SessionCopyResult, SessionRelease, SessionSummary, SessionUsage, Usage } from '../catalog/ports/artifacts-port.ts';
 import type { SessionBundle } from './bundle/export-bundle.ts';
 import type { ImportOptions } from './bundle/import-session.ts';
@@ -119,8 +119,11 @@ export type Download =
  */
 export interface Staging {
   readonly scratchDir: string;
-  /** A part the export has finished (its file in scratchDir is final): the store may start keeping it now. */
-  stagePart(part: ParquetPart): void;
+  /**
+   * A part the export has finished (its file in scratchDir is final): the store may start keeping it now.
+   * `hashedAt`: the file's stamp when the export took its SHA-256.
+   */
+  stagePart(part: ParquetPart, hashedAt?: FileStamp): void;
   commit(owner: Owner, staged: StagedResult, ttlSeconds: number): Promise<CommitOutcome>;
   abort(): Promise<void>;
 }

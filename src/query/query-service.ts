@@ -239,7 +239,7 @@ export class QueryService {
         (event) => {
           if (event.type === 'part') {
             // Kept parts start going to the store while the export goes on.
-            if (keep) staging?.stagePart(event.part);
+            if (keep) staging?.stagePart(event.part, event.hashedAt);
             return;
           }
           if (event.type === 'preview') {

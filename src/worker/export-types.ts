@@ -7,8 +7,10 @@ import type { CutCell } from '../columns/cell-cut.ts';
 
 export type { CutCell } from '../columns/cell-cut.ts';
 import type { Cap, Materialize } from '../vocabulary.ts';
+import type { FileStamp } from '../runtime/digest-file.ts';
 
 export type { Cap, Materialize } from '../vocabulary.ts';
+export type { FileStamp } from '../runtime/digest-file.ts';
 
 /** What the statement check found the statement to be: the export runs an EXPLAIN through a cursor. */
 export type StatementKind = 'select' | 'explain';
@@ -87,8 +89,11 @@ export interface ExportResult {
 export interface ExportHooks {
   onPreview(preview: PreviewData): void;
   onProgress(rowsWritten: number, bytesWritten: number): void;
-  /** A part is finished: its file is final, so the store can start uploading it while the export goes on. */
-  onPart(part: ParquetPart): void;
+  /**
+   * A part is finished: its file is final, so the store can start uploading it while the export goes on.
+   * `hashedAt` is the file's stamp when its SHA-256 was taken (the store on the same disk need not hash it again).
+   */
+  onPart(part: ParquetPart, hashedAt: FileStamp): void;
   /** Registers the function that stops this export; called with the reason. */
   onStopper(stop: (reason: 'cancel' | Cap) => void): void;
 }

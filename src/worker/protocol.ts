@@ -6,7 +6,7 @@
 import type { ParquetPart } from './export-types.ts';
 import type { StorageKind } from '../columns/column-plan.ts';
 import type { ErrorData } from '../errors.ts';
-import type { ExportRequest, ExportResult, PreviewData } from './export-types.ts';
+import type { ExportRequest, ExportResult, FileStamp, PreviewData } from './export-types.ts';
 
 /** Which datasource an export reads: the worker opens it with the export driver of its kind. */
 export interface DatasourceAddress {
@@ -112,7 +112,7 @@ export type ToWorker = (Task & { taskId: number }) | { type: 'cancel'; taskId: n
 export type TaskEvent =
   | { type: 'preview'; preview: PreviewData }
   | { type: 'progress'; rows: number; bytes: number }
-  | { type: 'part'; part: ParquetPart };
+  | { type: 'part'; part: ParquetPart; hashedAt: FileStamp };
 
 export type FromWorker =
   /** Sent once the worker's modules (DuckDB's native addon among them) have loaded. */

@@ -25,6 +25,8 @@ export interface ByteStoreCapabilities {
   presign: boolean;
 }
 
+import type { FileStamp } from '../../runtime/digest-file.ts';
+
 /** One part of one upload: where it is, and what its bytes must be. */
 export interface PartRef {
   /** The upload's location, from newLocation (or a catalog row written by an earlier version: `ab/<blob sha256>`). */
@@ -58,6 +60,17 @@ export interface LeaseOptions {
   checkBeside?: boolean;
 }
 
+export interface PutOptions {
+  /**
+   * This process took the reference's sha256 of the local file while it had
+   * this size and modification time. A backend that keeps the same file (a
+   * link on the same disk) may count that hash as its check while the file
+   * still shows this stamp, as it trusts its own checks (part-verifier.ts);
+   * bytes that go anywhere else are checked as they are read, whatever it says.
+   */
+  hashedAt?: FileStamp | undefined;
+}
+
 export interface StoredPart {
   name: string;
   bytes: number;
@@ -81,7 +94,7 @@ export interface ByteStore {
    * moved or linked rather than copied when the backend is the same disk;
    * the caller removes its staging directory afterwards either way.
    */
-  putPart(part: PartRef, localFile: string): Promise<void>;
+  putPart(part: PartRef, localFile: string, options?: PutOptions): Promise<void>;
   /**
    * A local file of the part for DuckDB to read. The caller releases the
    * lease when its read is over; until then the file stays where it is.

@@ -42,7 +42,7 @@ export function createLocalBytes({ root, link }: LocalBytesOptions): ByteStore {
 
     newLocation,
 
-    putPart: (part, localFile) =>
+    putPart: (part, localFile, options) =>
       guarded(async () => {
         const key = partKey(part);
         const target = join(objectsDir, key);
@@ -52,7 +52,7 @@ export function createLocalBytes({ root, link }: LocalBytesOptions): ByteStore {
           await sweepTemporaries(tmpDir);
         }
         await mkdir(tmpDir, { recursive: true });
-        const stamp = await placeChecked({ source: localFile, target, tmpDir, sha256: part.sha256, bytes: part.bytes, link });
+        const stamp = await placeChecked({ source: localFile, target, tmpDir, sha256: part.sha256, bytes: part.bytes, link, hashedAt: options?.hashedAt });
         verifier.checked(key, stamp, part.sha256, part.bytes);
       }),
 

@@ -11,6 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { FileStamp } from '../../runtime/digest-file.ts';
 import type { CommitOutcome, Owner, ParquetPart, Staging, StagedResult } from '../types.ts';
 import type { StoreContext } from './store-context.ts';
 
@@ -33,13 +34,13 @@ export async function beginStaging(ctx: StoreContext): Promise<Staging> {
   let uploadFailure: unknown = null;
   let touched = false;
   let settled = false;
-  const upload = (part: ParquetPart) => {
+  const upload = (part: ParquetPart, hashedAt?: FileStamp) => {
     touched = true;
     queued.set(part.name, part.sha256);
     uploads = uploads.then(async () => {
       if (uploadFailure !== null || settled) return;
       try {
-        await ctx.bytes.putPart({ location, name: part.name, sha256: part.sha256, bytes: part.bytes }, join(scratchDir, part.name));
+        await ctx.bytes.putPart({ location, name: part.name, sha256: part.sha256, bytes: part.bytes }, join(scratchDir, part.name), { hashedAt });
       } catch (error) {
         uploadFailure = error;
       }
@@ -52,8 +53,8 @@ export async function beginStaging(ctx: StoreContext): Promise<Staging> {
   };
   return {
     scratchDir,
-    stagePart(part) {
-      if (!settled) upload(part);
+    stagePart(part, hashedAt) {
+      if (!settled) upload(part, hashedAt);
     },
     async abort() {
       // After a commit (whatever its outcome) the commit owns the upload: aborting then removes nothing.

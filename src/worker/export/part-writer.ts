@@ -9,7 +9,7 @@
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { digestFile } from '../../runtime/digest-file.ts';
+import { digestFile, type FileStamp } from '../../runtime/digest-file.ts';
 import type { ParquetPart } from '../export-types.ts';
 import type { PlannedColumn } from '../../columns/column-plan.ts';
 import { BC_MARK, csvToParquetSql, readCsvSql, type PartShape } from './duckdb-csv.ts';
@@ -47,10 +47,10 @@ export class PartWriter {
   #lastConversion: Promise<unknown> = Promise.resolve();
   #done: ParquetPart[] = [];
 
-  readonly #onPart: (part: ParquetPart) => void;
+  readonly #onPart: (part: ParquetPart, hashedAt: FileStamp) => void;
 
   /** `onPart` hears of each part as soon as its file is final, in order. */
-  constructor(dir: string, columns: PlannedColumn[], duck: DuckDBConnection, onPart: (part: ParquetPart) => void = () => undefined, maxPendingConversions = 2) {
+  constructor(dir: string, columns: PlannedColumn[], duck: DuckDBConnection, onPart: (part: ParquetPart, hashedAt: FileStamp) => void = () => undefined, maxPendingConversions = 2) {
     this.#onPart = onPart;
     this.#dir = dir;
     this.#columns = columns;
@@ -132,8 +132,8 @@ export class PartWriter {
       return;
     }
     const convert = async () => {
-      const part = await this.#convert(csvFile, parquetFile, rows, shape);
-      this.#onPart(part);
+      const { part, hashedAt } = await this.#convert(csvFile, parquetFile, rows, shape);
+      this.#onPart(part, hashedAt);
       return part;
     };
     const conversion = this.#lastConversion.then(convert, convert);
@@ -154,8 +154,8 @@ export class PartWriter {
       closeSync(this.#fd!);
       this.#fd = null;
       const empty = await this.#convert(this.#csvFile, join(this.#dir, 'part-00000.parquet'), 0, this.#shape);
-      this.#onPart(empty);
-      this.#done.push(empty);
+      this.#onPart(empty.part, empty.hashedAt);
+      this.#done.push(empty.part);
     }
     return this.#done;
   }
@@ -191,12 +191,12 @@ export class PartWriter {
     this.#done.push(part);
   }
 
-  async #convert(csvFile: string, parquetFile: string, rows: number, shape: PartShape): Promise<ParquetPart> {
+  async #convert(csvFile: string, parquetFile: string, rows: number, shape: PartShape): Promise<{ part: ParquetPart; hashedAt: FileStamp }> {
     await this.#duck.run(csvToParquetSql(csvFile, parquetFile, this.#columns, shape));
     rmSync(csvFile, { force: true });
     // Hashed here, while the next part is still streaming, so commit never rereads the bytes.
-    const { sha256, bytes } = await digestFile(parquetFile);
-    return { name: basename(parquetFile), rows, bytes, sha256 };
+    const { sha256, bytes, stamp } = await digestFile(parquetFile);
+    return { part: { name: basename(parquetFile), rows, bytes, sha256 }, hashedAt: stamp };
   }
 }
 

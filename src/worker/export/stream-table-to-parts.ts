@@ -29,7 +29,7 @@ export async function streamTableToParts(
   partBytes: number,
   copier: DuckDBConnection = duck,
 ): Promise<ExportResult> {
-  const writer = new TablePartWriter(request.stagingDir, columns, duck, source.tableColumns, (part) => hooks.onPart(part), copier);
+  const writer = new TablePartWriter(request.stagingDir, columns, duck, source.tableColumns, (part, hashedAt) => hooks.onPart(part, hashedAt), copier);
   const preview = new ExportPreview(duck, columns, request.previewRows, { bytes: request.previewBytes, cellChars: request.previewCellChars }, writer, (data) => hooks.onPreview(data));
   const cutter = new TablePartCutter(writer, partBytes, preview);
   const stops = new StopControl(source);

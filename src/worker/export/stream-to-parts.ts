@@ -37,7 +37,7 @@ export async function streamToParts(
   copier: DuckDBConnection = duck,
 ): Promise<ExportResult> {
   if (isChunkRowSource(source)) return streamTableToParts(source, duck, request, columns, hooks, PART_BYTES, copier);
-  const writer = new PartWriter(request.stagingDir, columns, duck, (part) => hooks.onPart(part));
+  const writer = new PartWriter(request.stagingDir, columns, duck, (part, hashedAt) => hooks.onPart(part, hashedAt));
   const preview = new ExportPreview(duck, columns, request.previewRows, { bytes: request.previewBytes, cellChars: request.previewCellChars }, writer, (data) => hooks.onPreview(data));
   const cutter = new PartCutter(writer, PART_BYTES, preview);
   const stops = new StopControl(source);

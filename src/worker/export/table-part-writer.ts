@@ -20,7 +20,7 @@ import { rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { DuckDBAppender, DuckDBConnection, DuckDBDataChunk } from '@duckdb/node-api';
 import { quoteIdent, quoteLiteral, type PlannedColumn } from '../../columns/column-plan.ts';
-import { digestFile } from '../../runtime/digest-file.ts';
+import { digestFile, type FileStamp } from '../../runtime/digest-file.ts';
 import type { ParquetPart } from '../export-types.ts';
 import { releaseSpentChunks } from './release-chunks.ts';
 
@@ -32,7 +32,7 @@ export class TablePartWriter {
   readonly #duck: DuckDBConnection;
   /** The table's columns: the result's, then the CSV length the chunks carry. */
   readonly #tableColumns: string;
-  readonly #onPart: (part: ParquetPart) => void;
+  readonly #onPart: (part: ParquetPart, hashedAt: FileStamp) => void;
   #table: string | null = null;
   #appender: DuckDBAppender | null = null;
   /** Rows in the table: the kept ones first, then the pending ones. */
@@ -53,7 +53,7 @@ export class TablePartWriter {
     columns: PlannedColumn[],
     duck: DuckDBConnection,
     tableColumns: string,
-    onPart: (part: ParquetPart) => void = () => undefined,
+    onPart: (part: ParquetPart, hashedAt: FileStamp) => void = () => undefined,
     copier: DuckDBConnection = duck,
     maxPendingWrites = 1,
   ) {
@@ -202,9 +202,9 @@ export class TablePartWriter {
       rmSync(file, { force: true });
       throw error;
     }
-    const { sha256, bytes } = await digestFile(file);
+    const { sha256, bytes, stamp } = await digestFile(file);
     const part = { name: basename(file), rows, bytes, sha256 };
-    this.#onPart(part);
+    this.#onPart(part, stamp);
     return part;
   }
 }
