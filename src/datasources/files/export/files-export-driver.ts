@@ -14,10 +14,12 @@ import { runExport } from './export-run.ts';
 
 /**
  * The worker's engines read on while the export consumes: a second thread, and a streaming buffer on the connection
- * exports are lent. Measured on 1M rows × 6 columns of Parquet (bench/runs/2026-12-02-folder-buffer.md): the export
- * took about a tenth less time with 4 MB than with one thread and DuckDB's default buffer.
+ * exports are lent. DuckDB keeps the result's order, so a thread that reads a later row group waits until the buffer
+ * has room for it: with 4 MB the second thread mostly waited. Measured on 1M rows × 6 columns of Parquet
+ * (bench/runs/2026-12-02-folder-buffer.md): the export took about a tenth less time with 4 MB than on one thread, and
+ * a tenth less again with 8 MB; 16 MB gained nothing more and held more memory.
  */
-const EXPORT_ENGINE = { threads: 2, streamingBuffer: '4MB' };
+const EXPORT_ENGINE = { threads: 2, streamingBuffer: '8MB' };
 
 export interface FilesExportDriver extends ExportDriver {
   /** The statements whose rows the engine is producing now, for operators and tests. */
