@@ -74,6 +74,23 @@ describe('values', () => {
     expect(exact.rows).toEqual([['2026-01-01T00:00:00.123456', '2026-01-01T00:00:01.500000', '1969-12-31T23:59:59.000000']]);
   });
 
+  it('gives a column that takes its type from a parameter the type of the value bound to it', async () => {
+    const run = await exports.run(under, 'SELECT $1 AS label, id + $2 AS later, $3 AS flag FROM main.t WHERE id < $4 ORDER BY id', { params: ['x', 10, true, 2] });
+    expect(run.columns.map((c) => c.name)).toEqual(['label', 'later', 'flag']);
+    expect(run.columns.map((c) => c.type)).toEqual(['varchar', 'bigint', 'boolean']);
+    expect(run.rows).toEqual([
+      ['x', '10', true],
+      ['x', '11', true],
+    ]);
+    // DuckDB names such a statement's columns as a subquery's: a name it repeats gets a suffix.
+    const repeated = await exports.run(under, 'SELECT 1 AS a, $1 AS a', { params: ['y'] });
+    expect(repeated.columns.map((c) => c.name)).toEqual(['a', 'a_1']);
+    expect(repeated.rows).toEqual([[1, 'y']]);
+    // With nothing bound to give it a type, a clear error names the parameters, not the engine's internals.
+    const unbound = await failureOf(exports.run(under, 'SELECT $1 AS label'));
+    expect(unbound.code).toBe('VALIDATION_ERROR');
+  });
+
   it('writes time zones, bits, enums and unions as DuckDB’s text', async () => {
     const run = await exports.run(under, `SELECT '12:00:00+02'::TIMETZ AS tz, '101'::BIT AS b, 'x'::ENUM('x', 'y') AS e, union_value(n := 2) AS u, -0.0::DOUBLE AS z`);
     expect(run.columns.map((c) => c.type)).toEqual(['time with time zone', 'bit', `enum('x', 'y')`, 'union("n" integer)', 'double']);

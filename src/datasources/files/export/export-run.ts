@@ -10,7 +10,7 @@
  * allows (table-source.ts), otherwise as CSV formatted value by value
  * (chunk-source.ts).
  */
-import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBTypeId, StatementType, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { SluiceError } from '../../../errors.ts';
 import type { ConsumeRows } from '../../driver.ts';
 import type { ExportRequest, ExportResult } from '../../../worker/export-types.ts';
@@ -35,7 +35,7 @@ export async function runExport(engine: FolderEngine, request: ExportRequest, co
     const prepared = await prepareRead(connection, request.sql);
     statements.push(prepared);
     bindParams(prepared, request.params);
-    const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i) }));
+    const columns = await resultColumns(connection, prepared, request.sql, request.params);
     if (columns.length === 0) throw new SluiceError('VALIDATION_ERROR', 'The statement returns no columns; select at least one column.');
     const rowLimit = request.materialize === 'never' ? request.previewRows + 1 : request.limits.maxRows + 1;
     const types = columns.map((c) => c.type);
@@ -63,6 +63,32 @@ async function prepareRead(connection: DuckDBConnection, sql: string): Promise<D
     throw new SluiceError('READ_ONLY_VIOLATION', 'Only SELECT statements run on a files datasource; the engine refused this one before it ran.');
   }
   return prepared;
+}
+
+/**
+ * The statement's columns, from its preparation. A statement with a column
+ * that takes its type from a parameter (`SELECT $1 AS label`) has no columns
+ * DuckDB can name until values are bound, and gets them only when it runs:
+ * such a statement is run once cut to no rows, its values bound, and its
+ * columns are read from that (by DuckDB's names for a subquery's columns,
+ * the statement's own unless it repeats one: the second `a` is `a_1`).
+ */
+async function resultColumns(connection: DuckDBConnection, prepared: DuckDBPreparedStatement, sql: string, params: unknown[]): Promise<{ name: string; type: DuckDBType }[]> {
+  const count = prepared.columnCount;
+  const resolved = Array.from({ length: count }, (_, i) => prepared.columnTypeId(i) !== DuckDBTypeId.INVALID).every(Boolean);
+  if (resolved) return Array.from({ length: count }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i) }));
+  // The statement on lines of its own: a trailing line comment in it ends before the closing parenthesis.
+  const typed = await connection.prepare(`SELECT * FROM (\n${sql}\n) AS sluice_typed LIMIT 0`).catch(() => null);
+  try {
+    if (typed === null || typed.statementType !== StatementType.SELECT) {
+      throw new SluiceError('VALIDATION_ERROR', 'A column of the statement takes its type from a parameter; give the parameter one (CAST($1 AS VARCHAR)).');
+    }
+    bindParams(typed, params);
+    const result = await typed.run();
+    return result.columnNames().map((name, i) => ({ name, type: result.columnType(i) }));
+  } finally {
+    typed?.destroySync();
+  }
 }
 
 /**
