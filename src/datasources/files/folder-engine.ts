@@ -40,8 +40,8 @@ export class FolderEngine {
   readonly #log: (line: string) => void;
   readonly #options: LockedInstanceOptions;
   #instance: Promise<LockedInstance> | null = null;
-  /** The instance's streaming connection is lent to one export at a time; this one holds it now. */
-  #streamingLent = false;
+  /** Streaming connections lent now: each to one export at a time. */
+  readonly #lent = new WeakSet<DuckDBConnection>();
   #signature: string | null = null;
   #state: FolderState = { tables: [], skipped: [] };
   /** Skip lines already logged: a file skipped stays skipped at every later scan, and is logged once. */
@@ -78,11 +78,11 @@ export class FolderEngine {
     await this.current();
     const locked = await this.#locked();
     const streaming = locked.streaming;
-    if (streaming === null || this.#streamingLent) {
+    if (streaming === null || this.#lent.has(streaming)) {
       const connection = await locked.instance.connect();
       return { connection, release: async () => connection.closeSync() };
     }
-    this.#streamingLent = true;
+    this.#lent.add(streaming);
     let released = false;
     return {
       connection: streaming,
@@ -99,7 +99,7 @@ export class FolderEngine {
             locked.streaming = null;
           }
         }
-        this.#streamingLent = false;
+        this.#lent.delete(streaming);
       },
     };
   }
