@@ -142,6 +142,15 @@ describe('stopping', () => {
     expect((await exports.run(under, 'SELECT count(*) AS n FROM main.t')).rows).toEqual([['10']]);
   });
 
+  it('stops it when the cancel comes before the statement began on the engine', async () => {
+    // Stopped as soon as the export hands out its stopper, before its stream has started the statement: DuckDB clears an
+    // interrupt when a statement begins, so the cancel must not rest on the engine's interrupt alone.
+    const error = await failureOf(exports.run(under, CROSS_JOIN, { onStopper: (stop) => stop('cancel') }));
+    expect(error.code).toBe('QUERY_CANCELLED');
+    expect(under.exports.running()).toEqual([]);
+    expect((await exports.run(under, 'SELECT count(*) AS n FROM main.t')).rows).toEqual([['10']]);
+  }, 20_000);
+
   it('stops it at the duration cap with QUERY_TIMEOUT', async () => {
     const error = await failureOf(exports.run(under, CROSS_JOIN, { limits: { maxDurationMs: 300 } }));
     expect(error.code).toBe('QUERY_TIMEOUT');

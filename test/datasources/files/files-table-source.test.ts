@@ -19,7 +19,8 @@ function fakeStatement(chunks: number, failAt?: number) {
       return i < chunks ? ({ rowCount: 2048 } as DuckDBDataChunk) : null;
     },
   };
-  const prepared = { stream: async () => result } as unknown as DuckDBPreparedStatement;
+  // Begun as the source begins it: a pending query, then its result.
+  const prepared = { startStream: () => ({ getResult: async () => result }) } as unknown as DuckDBPreparedStatement;
   return { prepared, calls };
 }
 

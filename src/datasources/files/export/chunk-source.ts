@@ -13,6 +13,7 @@ import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBType } from '@duc
 import type { RowSource, SourceChunk } from '../../../worker/export/row-source.ts';
 import { csvRecord } from '../../../worker/export/csv-record.ts';
 import { valueText } from './value-text.ts';
+import { EngineStop } from './engine-stop.ts';
 
 /** Records are gathered to about this many characters before a chunk is handed on. */
 const BATCH_CHARS = 512 * 1024;
@@ -27,22 +28,22 @@ export interface ChunkSourceOptions {
 }
 
 export function openChunkSource(options: ChunkSourceOptions): RowSource {
-  const { connection } = options;
+  const stop = new EngineStop(options.connection);
   async function* chunks(): AsyncGenerator<SourceChunk> {
     try {
-      yield* valueByValue(options);
+      yield* valueByValue(options, stop);
     } finally {
       options.onEnd();
     }
   }
-  return { cancel: () => connection.interrupt(), [Symbol.asyncIterator]: chunks };
+  return { cancel: () => stop.cancel(), [Symbol.asyncIterator]: chunks };
 }
 
 /** Each value formatted in JavaScript (value-text.ts), the records gathered to about BATCH_CHARS. */
-async function* valueByValue({ prepared, columns, rowLimit }: ChunkSourceOptions): AsyncGenerator<SourceChunk> {
+async function* valueByValue({ prepared, columns, rowLimit }: ChunkSourceOptions, stop: EngineStop): AsyncGenerator<SourceChunk> {
   const texts = columns.map((c) => valueText(c.type, c.name));
   // Started inside the iteration: a statement that computes long before its first row can be cancelled from the start.
-  const result = await prepared.stream();
+  const result = await stop.stream(prepared);
   let left = rowLimit;
   let text = '';
   let rows = 0;

@@ -14,6 +14,7 @@
  */
 import { DuckDBDecimalType, DuckDBTypeId, type DuckDBConnection, type DuckDBDataChunk, type DuckDBPreparedStatement, type DuckDBType } from '@duckdb/node-api';
 import type { ChunkRowSource } from '../../../worker/export/chunk-row-source.ts';
+import { EngineStop } from './engine-stop.ts';
 
 export interface TableSourceOptions {
   connection: DuckDBConnection;
@@ -35,9 +36,10 @@ function typeName(type: DuckDBType): string {
 
 export function openTableSource(options: TableSourceOptions): ChunkRowSource {
   const { connection, types } = options;
+  const stop = new EngineStop(connection);
   async function* chunks(): AsyncGenerator<DuckDBDataChunk> {
     try {
-      yield* resultChunks(options);
+      yield* resultChunks(options, stop);
     } finally {
       options.onEnd();
     }
@@ -45,7 +47,7 @@ export function openTableSource(options: TableSourceOptions): ChunkRowSource {
   return {
     shape: 'duckdb-chunks',
     tableColumns: types.map((t, i) => `c${i} ${typeName(t)}`).join(', '),
-    cancel: () => connection.interrupt(),
+    cancel: () => stop.cancel(),
     [Symbol.asyncIterator]: chunks,
   };
 }
@@ -56,9 +58,9 @@ const READ_AHEAD = 48;
 const CHUNK_ROWS = 2048;
 
 /** The result's chunks up to `rowLimit` rows, the last one cut to it, fetched up to READ_AHEAD chunks ahead. */
-async function* resultChunks({ prepared, rowLimit }: TableSourceOptions): AsyncGenerator<DuckDBDataChunk> {
+async function* resultChunks({ prepared, rowLimit }: TableSourceOptions, stop: EngineStop): AsyncGenerator<DuckDBDataChunk> {
   // Started inside the iteration: a statement that computes long before its first row can be cancelled from the start.
-  const result = await prepared.stream();
+  const result = await stop.stream(prepared);
   const ahead: Promise<DuckDBDataChunk | null>[] = [];
   // One fetch at a time on the engine, each chained after the last, so the chunks come in order.
   let last: Promise<unknown> = Promise.resolve();
