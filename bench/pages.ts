@@ -22,14 +22,14 @@
  * recorded figure uses the default, 2,000,000); BENCH_PAGES_ONLY=restart or
  * =distinct runs one half (the other half's rows then read n/a).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { CursorCodec, readShape } from '../src/artifacts/cursor.ts';
 import { quoteLiteral } from '../src/columns/column-plan.ts';
 import type { Row, Section } from './lib/report.ts';
+import { compiled, runChild } from './lib/child.ts';
 import { sampleLoopGaps } from './lib/loop-gap.ts';
 import { partFiles } from './lib/part-files.ts';
 import { median, ms, ratio, spread } from './lib/stats.ts';
@@ -94,33 +94,40 @@ interface Load {
   stallP99Ms: number;
 }
 
-async function runLoad(options: autocannon.Options): Promise<Load> {
+const LOAD_CHILD = new URL('./load-child.ts', import.meta.url).pathname;
+
+/** A load as load-child.ts runs it: each request once in order (`amount`), or the first one for `duration` seconds. */
+interface LoadSpec {
+  url: string;
+  requests: { path: string; body: string }[];
+  amount?: number;
+  duration?: number;
+}
+
+/**
+ * Runs a load from a process of its own (load-child.ts) while this process, which hosts the server, samples
+ * its event loop: autocannon on the server's loop spent the server's thread on its own work, and its pauses
+ * counted as the server's stalls (making its 50 clients alone blocked the loop for about 110 ms).
+ */
+async function runLoad(dataDir: string, spec: LoadSpec): Promise<Load> {
+  const file = join(dataDir, 'bench-load.json');
+  writeFileSync(file, JSON.stringify({ connections: CONNECTIONS, headers: HEADERS, ...spec }));
+  // Compiled before the sampler starts: the first build of the bench's children runs on this thread (its file walk and copies).
+  await compiled(LOAD_CHILD);
   const gaps = sampleLoopGaps();
-  // A page slower than autocannon's 10 s default is still a page served: on a loaded machine every one was dropped as a timeout.
-  const result = await autocannon({ connections: CONNECTIONS, method: 'POST', headers: HEADERS, timeout: 120, ...options });
-  const stalls = gaps.stop();
-  return { rps: result.requests.average, p99: result.latency.p99, requests: result.requests.total, bad: result.errors + result.non2xx, stallMaxMs: stalls.maxMs, stallP99Ms: stalls.p99Ms };
+  try {
+    const result = await runChild<{ rps: number; p99: number; requests: number; bad: number }>(LOAD_CHILD, [file], { timeoutMs: 1_800_000 });
+    const stalls = gaps.stop();
+    return { ...result, stallMaxMs: stalls.maxMs, stallP99Ms: stalls.p99Ms };
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
 
 /** Serves every cursor exactly once at CONNECTIONS connections; pages/s is requests over the whole run. */
-async function distinctPages(s: BenchSluice, cursors: { artifact: string; cursor: string }[]): Promise<Load> {
-  let next = 0;
-  const t0 = performance.now();
-  const load = await runLoad({
-    url: s.sluice.url,
-    amount: cursors.length,
-    requests: [
-      {
-        setupRequest: (req: Record<string, unknown>) => {
-          const page = cursors[next++ % cursors.length]!;
-          return { ...req, path: `/api/artifacts/${page.artifact}/read`, body: JSON.stringify({ limit: PAGE, cursor: page.cursor }) };
-        },
-      },
-    ] as never,
-  });
-  // autocannon's average is per second of its own clock; over a fixed amount the whole run's rate is the honest one.
-  const seconds = (performance.now() - t0) / 1000;
-  return { ...load, rps: load.requests / seconds };
+function distinctPages(s: BenchSluice, dataDir: string, cursors: { artifact: string; cursor: string }[]): Promise<Load> {
+  const requests = cursors.map((page) => ({ path: `/api/artifacts/${page.artifact}/read`, body: JSON.stringify({ limit: PAGE, cursor: page.cursor }) }));
+  return runLoad(dataDir, { url: s.sluice.url, amount: cursors.length, requests });
 }
 
 async function timed(fn: () => Promise<{ status: number; body: unknown }>): Promise<number> {
@@ -174,11 +181,14 @@ export async function pagesSection(log: (line: string) => void): Promise<Section
 
     log(`pages: fresh server, ${cursors.length.toLocaleString('en-US')} distinct ${PAGE}-row pages at ${CONNECTIONS} connections`);
     s = await startBenchSluice({}, { reuse: { dataDir } });
-    const distinct = ONLY === 'restart' ? NOTHING : await distinctPages(s, cursors);
+    const distinct = ONLY === 'restart' ? NOTHING : await distinctPages(s, dataDir, cursors);
 
     log('pages: the repeated page');
     const one = cursors[cursors.length >> 1]!;
-    const repeated = ONLY === 'restart' ? NOTHING : await runLoad({ url: `${s.sluice.url}/api/artifacts/${one.artifact}/read`, duration: REPEAT_SECONDS, body: JSON.stringify({ limit: PAGE, cursor: one.cursor }) });
+    const repeated =
+      ONLY === 'restart'
+        ? NOTHING
+        : await runLoad(dataDir, { url: s.sluice.url, duration: REPEAT_SECONDS, requests: [{ path: `/api/artifacts/${one.artifact}/read`, body: JSON.stringify({ limit: PAGE, cursor: one.cursor }) }] });
 
     log('pages: DuckDB direct, one connection');
     const duck = ONLY === 'restart' ? Number.NaN : await duckPages(files, cursors.map((c) => c.offset), partRows);
@@ -230,7 +240,7 @@ export async function pagesSection(log: (line: string) => void): Promise<Section
       notes: [
         `Artifacts: ${ARTIFACTS} × ${ROWS.toLocaleString('en-US')} rows in ${files.length} Parquet parts, ${(sizeBytes / 1024 / 1024).toFixed(0)} MB in all. ${cursors.length.toLocaleString('en-US')} cursors ${CURSOR_EVERY} rows apart, served once each (${distinct.requests} requests answered) in an order that takes the artifacts in turn and strides about a third of an artifact between one page of it and its next.`,
         `Distinct pages: ${distinct.rps.toFixed(0)}/s over the whole run, p99 ${distinct.p99} ms; event-loop stalls max ${ms(distinct.stallMaxMs)}, p99 ${ms(distinct.stallP99Ms)}. Repeated page: ${repeated.rps.toFixed(0)}/s, p99 ${repeated.p99} ms (${REPEAT_SECONDS} s). DuckDB direct (this process, threads=2, one connection, ${DUCK_SECONDS} s, LIMIT ${PAGE} OFFSET within one part, parts in turn): ${duck.toFixed(0)}/s.`,
-        `Restart (${RESTART_ROUNDS} rounds, sort by score desc over the whole artifact, the artifact read last before the restart): first sorted read of the artifact after a one-row page of another ${spread(first)}; the server's first read, sorted (it waits for a read worker to load too) ${spread(atOnce)}; warm uncached ${spread(warm)}. autocannon runs in the same process as Sluice.`,
+        `Restart (${RESTART_ROUNDS} rounds, sort by score desc over the whole artifact, the artifact read last before the restart): first sorted read of the artifact after a one-row page of another ${spread(first)}; the server's first read, sorted (it waits for a read worker to load too) ${spread(atOnce)}; warm uncached ${spread(warm)}. autocannon runs in a process of its own (bench/load-child.ts); Sluice in this one, whose event loop the stalls are of.`,
       ],
     };
   } finally {
