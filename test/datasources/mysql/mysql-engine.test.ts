@@ -78,6 +78,18 @@ describe.skipIf(NO_MYSQL)(mysqlTitle('the MySQL/MariaDB driver on the engine'), 
     expect(under.driver.dialect.name).toBe(String(version!.v).includes('MariaDB') ? 'mariadb' : 'mysql');
   });
 
+  it('sets the server\'s own statement time limit just behind the duration cap, in the session the statement runs in', async () => {
+    const [version] = await admin.query('SELECT VERSION() AS v');
+    const mariadb = String(version!.v).includes('MariaDB');
+    // The statement reads the limit its own session runs under: the server stops it there even if Sluice's timer never fires.
+    const variable = mariadb ? '@@SESSION.max_statement_time' : '@@SESSION.max_execution_time';
+    for (const maxDurationMs of [5_000, 61_500]) {
+      const run = await exports.runUnchecked(under, { sql: `SELECT ${variable} AS t`, kind: 'select' }, { limits: { maxDurationMs } });
+      const limit = Number(run.rows[0]![0]);
+      expect(mariadb ? limit * 1000 : limit).toBe(maxDurationMs + 2_000);
+    }
+  });
+
   it('fails a zero date naming the column and how to read it, and reads it as text when asked', async () => {
     for (const [column, value] of [['d', '0000-00-00'], ['dt', '0000-00-00 00:00:00']]) {
       const error = await failureOf(exports.run(under, `SELECT id, ${column} FROM ${D}.zero ORDER BY id`));
