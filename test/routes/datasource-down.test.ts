@@ -2,8 +2,12 @@
  * A datasource whose engine cannot be reached: its queries and schema
  * lookups answer 503 DATASOURCE_UNAVAILABLE (retryable, saying nothing of
  * its URL); /readyz stays 200 while another datasource can be reached,
- * listing the unreachable one in `degraded`, and is 503 when none can.
+ * listing the unreachable one in `degraded`, and is 503 when none can: a
+ * PostgreSQL or MariaDB server that is down, a SQLite file or a folder that
+ * is missing alike.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -37,6 +41,34 @@ describe('a datasource that cannot be reached', () => {
     const fine = await server.request('/api/queries', { body: { sql: 'SELECT 1 AS one' } });
     expect(fine.status).toBe(200);
     expect(fine.body.data.preview.rows).toEqual([[1]]);
+  });
+
+  it('treats a MariaDB that is down, a SQLite file and a folder that are missing the same way, each on its own', async () => {
+    const gone = join(tmpdir(), `sluice-gone-${process.pid}-${Date.now()}`);
+    server = await startTestServer({
+      SLUICE_DATASOURCES: JSON.stringify([
+        { id: 'maria', url: 'mysql://sluice:secret@127.0.0.1:1/nowhere' },
+        { id: 'lite', url: `sqlite://${gone}/nowhere.db` },
+        { id: 'folder', url: `file://${gone}/nowhere` },
+      ]),
+    });
+    const ready = await server.request('/readyz', { token: null });
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ status: 'ready', missing: [] });
+    expect([...ready.body.degraded].sort()).toEqual(['folder', 'lite', 'maria']);
+
+    for (const id of ['maria', 'lite', 'folder']) {
+      const query = await server.request('/api/queries', { body: { sql: 'SELECT 1 AS one', datasource: id } });
+      expect(query.status, id).toBe(503);
+      expect(query.body, id).toMatchObject({ success: false, errorCode: 'DATASOURCE_UNAVAILABLE', error: { details: { retryable: true } } });
+      expect(query.body.error.message, id).toMatch(/\w+ .*\./);
+      const tables = await server.request(`/api/datasources/${id}/tables`);
+      expect(tables.status, id).toBe(503);
+      expect(tables.body.errorCode, id).toBe('DATASOURCE_UNAVAILABLE');
+      for (const answer of [query, tables]) expect(JSON.stringify(answer.body), id).not.toMatch(/secret|127\.0\.0\.1|nowhere|sluice-gone/);
+    }
+    const fine = await server.request('/api/queries', { body: { sql: 'SELECT 1 AS one' } });
+    expect(fine.status).toBe(200);
   });
 
   it('makes /readyz answer 503 naming the datasources when none can be reached', async () => {
