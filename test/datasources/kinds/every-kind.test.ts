@@ -5,7 +5,8 @@
  * cap, which reads, aggregates and downloads; a write is refused; schema
  * browsing; a semantic explore compiled to the kind's dialect (a full merge
  * too: MariaDB has no FULL JOIN); chat shown the kind's dialect and counting
- * its fences; the MCP tools. Answers are checked against the rows as
+ * its fences; the agent, from the schema to a filtered read of the result
+ * it kept; the MCP tools. Answers are checked against the rows as
  * kind-sources.ts computes them. MariaDB runs when TEST_MYSQL_URL is set.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -240,6 +241,35 @@ for (const kind of KINDS) {
       const system = llm.requests.at(-1)!.body.messages[0].content as string;
       expect(system).toContain(`write ${source.label} SQL`);
       expect(system).toContain('shop_orders');
+    });
+
+    it('runs the agent on it: the schema, a kept result and a filtered read of it, the large result kept out of the model', async () => {
+      const unfence = (content: string) => JSON.parse(/^<tool_output untrusted="true">([\s\S]*)<\/tool_output>$/.exec(content)![1]!);
+      const toolOutputs = (request: number): string[] => llm.requests[request]!.body.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content as string);
+      llm.script(
+        { toolCalls: [{ name: 'list_tables', arguments: JSON.stringify({ schema: source.table.split('.')[0] }) }] },
+        { toolCalls: [{ name: 'describe_table', arguments: JSON.stringify({ table: source.table }) }] },
+        { toolCalls: [{ name: 'run_select', arguments: JSON.stringify({ sql: `SELECT id, region FROM ${source.table} ORDER BY id`, keep_full_result: true }) }] },
+        (body) => {
+          const seen = unfence(body.messages.filter((m: any) => m.role === 'tool').at(-1).content);
+          return { toolCalls: [{ name: 'read_artifact', arguments: JSON.stringify({ artifact_id: seen.artifact.id, filters: [{ column: 'region', op: 'eq', value: 'east' }] }) }] };
+        },
+        { content: 'Done.' },
+      );
+      const r = await server.request('/api/ai/agent', { body: { prompt: 'Which orders are in the east?', datasource: 'shop', sessionId: `agent-${kind.name}` } });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.stoppedBy).toBe('answer');
+      expect(r.body.transcript.map((s: any) => s.kind + (s.tool_name ? `:${s.tool_name}` : ''))).toEqual(['llm', 'tool:list_tables', 'llm', 'tool:describe_table', 'llm', 'tool:run_select', 'llm', 'tool:read_artifact', 'llm']);
+      expect(JSON.stringify(unfence(toolOutputs(1)[0]!))).toContain('shop_orders');
+      expect(JSON.stringify(unfence(toolOutputs(2)[1]!))).toContain('region');
+      const selected = unfence(toolOutputs(3)[2]!);
+      expect(selected.rows).toHaveLength(50);
+      expect(selected.completeness).toMatchObject({ status: 'INCOMPLETE', totalRows: ROWS });
+      expect(selected.artifact).toMatchObject({ decision: 'CREATED', rowCount: ROWS });
+      const east = SHOP.filter((row) => row.region === 'east').map((row) => row.id);
+      const filtered = unfence(toolOutputs(4)[3]!);
+      expect(filtered.rows.map((row: unknown[]) => Number(row[0]))).toEqual(east.slice(0, 50));
+      expect(filtered.rows.every((row: unknown[]) => row[1] === 'east')).toBe(true);
     });
 
     it('serves the MCP tools on it', async () => {
