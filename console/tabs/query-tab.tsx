@@ -25,7 +25,7 @@ export interface RunRequest {
 
 interface Props {
   client: SluiceClient;
-  datasources: { id: string; description: string; dialect: string }[];
+  datasources: { id: string; description: string; kind: string; dialect: string }[];
   sql: string;
   onSqlChange: (sql: string) => void;
   runRequest?: RunRequest | null;
@@ -121,7 +121,7 @@ export function QueryTab({ client, datasources, sql, onSqlChange, runRequest = n
               <select id={id} value={datasource} onChange={(e) => setDatasource(e.currentTarget.value)}>
                 {datasources.map((d) => (
                   <option key={d.id} value={d.id}>
-                    {d.description ? `${d.id} \u00b7 ${d.dialect} (${d.description})` : `${d.id} \u00b7 ${d.dialect}`}
+                    {`${d.id} \u00b7 ${d.kind}, ${d.dialect}${d.description ? ` (${d.description})` : ''}`}
                   </option>
                 ))}
               </select>

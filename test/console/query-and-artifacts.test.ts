@@ -7,10 +7,12 @@
  * a narrow window. Screenshots of the Query and Artifacts tabs go to
  * docs/console/.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+import { openSqlite } from '../../src/runtime/sqlite.ts';
 import { EMBEDDED, startTestServer, TOKENS, type TestServer } from '../helpers/server.ts';
 import { skipNote } from '../helpers/skip-note.ts';
 import { CHROMIUM, closeChecked, HAVE_CHROMIUM, launch, openPage, screenshot, SHOTS, type WatchedPage } from './browser.ts';
@@ -20,10 +22,18 @@ const NO_BROWSER = `${CHROMIUM} is not installed`;
 let server: TestServer;
 let browser: Browser;
 let current: WatchedPage | null = null;
+let liteDir: string | undefined;
 
 describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: sign-in, Query, Artifacts', NO_BROWSER), () => {
   beforeAll(async () => {
-    server = await startTestServer();
+    // A SQLite file beside the embedded PostgreSQL: the datasource list shows each one's kind and dialect.
+    liteDir = mkdtempSync(join(tmpdir(), 'sluice-console-lite-'));
+    const lite = openSqlite(join(liteDir, 'notes.db'));
+    lite.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)');
+    // The server opens the file read-only: no write-ahead log it would have to create.
+    lite.exec('PRAGMA journal_mode = DELETE');
+    lite.close();
+    server = await startTestServer({ SLUICE_DATASOURCES: JSON.stringify([{ id: 'notes', url: `sqlite://${join(liteDir, 'notes.db')}` }]) });
     await server.sql.query(`drop schema if exists ${S} cascade; create schema ${S}`);
     // Values a JS Number or Date would change: the largest int8, a 29-digit numeric, microseconds.
     await server.sql.query(`create table ${S}.orders as
@@ -39,6 +49,7 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
     await browser?.close();
     await server?.sql.query(`drop schema if exists ${S} cascade`).catch(() => undefined);
     await server?.stop();
+    if (liteDir) rmSync(liteDir, { recursive: true, force: true });
   });
   afterEach(async () => {
     const watched = current;
@@ -112,8 +123,8 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
       await expect.poll(() => page.getByRole('tab', { name: 'Query' }).getAttribute('aria-selected')).toBe('true');
       expect(await page.getByRole('tab').allTextContents()).toEqual(['Query', 'History', 'Artifacts', 'Agent', 'Semantic']);
       await page.getByLabel('Datasource').selectOption('default');
-      // Each datasource is shown with its dialect.
-      expect(await page.getByLabel('Datasource').locator('option').allTextContents()).toEqual([expect.stringContaining('default \u00b7 postgresql')]);
+      // Each datasource is shown with its kind and dialect.
+      expect(await page.getByLabel('Datasource').locator('option').allTextContents()).toEqual([expect.stringContaining('default \u00b7 postgres, postgresql'), 'notes \u00b7 sqlite, sqlite']);
       // Ctrl+Enter runs as the button does.
       await page.getByLabel('SQL').fill(`SELECT id, big, exact, at, status FROM ${S}.orders ORDER BY id`);
       await page.getByLabel('SQL').press('Control+Enter');
