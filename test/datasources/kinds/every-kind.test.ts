@@ -266,6 +266,8 @@ for (const kind of KINDS) {
       expect(selected.rows).toHaveLength(50);
       expect(selected.completeness).toMatchObject({ status: 'INCOMPLETE', totalRows: ROWS });
       expect(selected.artifact).toMatchObject({ decision: 'CREATED', rowCount: ROWS });
+      // The kept result is the run's one artifact, the one the model read.
+      expect(r.body.artifacts).toEqual([selected.artifact.id]);
       const east = SHOP.filter((row) => row.region === 'east').map((row) => row.id);
       const filtered = unfence(toolOutputs(4)[3]!);
       expect(filtered.rows.map((row: unknown[]) => Number(row[0]))).toEqual(east.slice(0, 50));
