@@ -31,6 +31,15 @@ interface Props {
   runRequest?: RunRequest | null;
 }
 
+/**
+ * A datasource as the list shows it: its id, then its dialect, with its kind first where the dialect alone does not
+ * say it (`files (duckdb)`, `mysql (mariadb)`; `postgresql` and `sqlite` do), then its description.
+ */
+function datasourceLabel(d: { id: string; description: string; kind: string; dialect: string }): string {
+  const engine = d.dialect.startsWith(d.kind) || d.kind.startsWith(d.dialect) ? d.dialect : `${d.kind} (${d.dialect})`;
+  return [d.id, engine, d.description].filter((part) => part !== '').join(' \u00b7 ');
+}
+
 export function QueryTab({ client, datasources, sql, onSqlChange, runRequest = null }: Props) {
   const [datasource, setDatasource] = useState(datasources[0]?.id ?? 'default');
   const [run, setRun] = useState<QueryRun | null>(null);
@@ -121,7 +130,7 @@ export function QueryTab({ client, datasources, sql, onSqlChange, runRequest = n
               <select id={id} value={datasource} onChange={(e) => setDatasource(e.currentTarget.value)}>
                 {datasources.map((d) => (
                   <option key={d.id} value={d.id}>
-                    {`${d.id} \u00b7 ${d.kind}, ${d.dialect}${d.description ? ` (${d.description})` : ''}`}
+                    {datasourceLabel(d)}
                   </option>
                 ))}
               </select>

@@ -7,7 +7,7 @@
  * a narrow window. Screenshots of the Query and Artifacts tabs go to
  * docs/console/.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -26,14 +26,20 @@ let liteDir: string | undefined;
 
 describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: sign-in, Query, Artifacts', NO_BROWSER), () => {
   beforeAll(async () => {
-    // A SQLite file beside the embedded PostgreSQL: the datasource list shows each one's kind and dialect.
+    // A SQLite file and a folder beside the embedded PostgreSQL: the datasource list tells each one's engine.
     liteDir = mkdtempSync(join(tmpdir(), 'sluice-console-lite-'));
+    mkdirSync(join(liteDir, 'lake'));
     const lite = openSqlite(join(liteDir, 'notes.db'));
     lite.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)');
     // The server opens the file read-only: no write-ahead log it would have to create.
     lite.exec('PRAGMA journal_mode = DELETE');
     lite.close();
-    server = await startTestServer({ SLUICE_DATASOURCES: JSON.stringify([{ id: 'notes', url: `sqlite://${join(liteDir, 'notes.db')}` }]) });
+    server = await startTestServer({
+      SLUICE_DATASOURCES: JSON.stringify([
+        { id: 'notes', url: `sqlite://${join(liteDir, 'notes.db')}` },
+        { id: 'lake', url: `file://${join(liteDir, 'lake')}` },
+      ]),
+    });
     await server.sql.query(`drop schema if exists ${S} cascade; create schema ${S}`);
     // Values a JS Number or Date would change: the largest int8, a 29-digit numeric, microseconds.
     await server.sql.query(`create table ${S}.orders as
@@ -123,8 +129,8 @@ describe.skipIf(!HAVE_CHROMIUM)(skipNote(!HAVE_CHROMIUM, 'console in Chromium: s
       await expect.poll(() => page.getByRole('tab', { name: 'Query' }).getAttribute('aria-selected')).toBe('true');
       expect(await page.getByRole('tab').allTextContents()).toEqual(['Query', 'History', 'Artifacts', 'Agent', 'Semantic']);
       await page.getByLabel('Datasource').selectOption('default');
-      // Each datasource is shown with its kind and dialect.
-      expect(await page.getByLabel('Datasource').locator('option').allTextContents()).toEqual([expect.stringContaining('default \u00b7 postgres, postgresql'), 'notes \u00b7 sqlite, sqlite']);
+      // Each datasource is shown with its dialect, and its kind where the dialect does not say it.
+      expect(await page.getByLabel('Datasource').locator('option').allTextContents()).toEqual([expect.stringMatching(/^default \u00b7 postgresql( \u00b7 \S.*)?$/), 'notes \u00b7 sqlite', 'lake \u00b7 files (duckdb)']);
       // Ctrl+Enter runs as the button does.
       await page.getByLabel('SQL').fill(`SELECT id, big, exact, at, status FROM ${S}.orders ORDER BY id`);
       await page.getByLabel('SQL').press('Control+Enter');
