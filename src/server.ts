@@ -16,6 +16,7 @@ import type { AppEnv } from './auth/middleware.ts';
 import type { Config } from './config.ts';
 import { DatasourceRegistry, type DatasourceSpec } from './datasources/registry.ts';
 import { QueryService } from './query/query-service.ts';
+import { poolLanes, WindowBatches } from './worker/window-batches.ts';
 import { WorkerPool } from './worker/worker-pool.ts';
 import type { QueryWorkerData } from './worker/protocol.ts';
 import type { Readiness } from './routes/system/handlers.ts';
@@ -77,12 +78,12 @@ export async function startSluice(config: Config, logger: Logger = consoleLogger
   const access = await loadAccess(config, dataDir, log);
   const { registry, embeddedWanted } = await planDatasources(config, logger);
   const spillDir = processSpillDir(spillRoot(dataDir));
-  const { queryPool, readPool } = createPools(config, spillDir, logger, seams);
+  const { queryPool, readPool, readWindows } = createPools(config, spillDir, logger, seams);
   // What works on behalf of requests names the request in its log lines; pools and connections do not (see withRequestIds).
-  const stored = openArtifactStore(config, dataDir, withRequestIds(logger), readPool);
+  const stored = openArtifactStore(config, dataDir, withRequestIds(logger), readPool, readWindows);
   const metrics = new SluiceMetrics();
   const services = buildServices(config, logger, { registry, queryPool, stored, explores, dataDir, shareSecrets: access.shareSecrets, metrics, seams });
-  addScrapedMetrics(metrics.registry, scrapeSources(queryPool, readPool, stored, services.collector));
+  addScrapedMetrics(metrics.registry, scrapeSources(queryPool, readPool, readWindows, stored, services.collector));
   const progress: StartProgress = { datasourcesUp: false, stopping: false, embedded: null };
   const readiness = readinessCheck(progress, registry, queryPool, stored);
   const app = buildApp(config, withRequestIds(logger), { access, registry, store: stored.store, services, readiness, metrics, catalog: stored.catalog.catalog });
@@ -117,7 +118,7 @@ async function planDatasources(config: Config, logger: Logger): Promise<{ regist
   return { registry, embeddedWanted };
 }
 
-function createPools(config: Config, spillDir: string, logger: Logger, seams: StartSeams): { queryPool: WorkerPool; readPool: WorkerPool } {
+function createPools(config: Config, spillDir: string, logger: Logger, seams: StartSeams): { queryPool: WorkerPool; readPool: WorkerPool; readWindows: WindowBatches } {
   // Exports run PostgreSQL, the stream and DuckDB's conversion side by side: one DuckDB
   // thread each leaves the other core to the database (measured faster on 2 cores).
   const exportWorker: QueryWorkerData = { duckdbThreads: 1, duckdbMemoryLimit: '256MB', spillDir };
@@ -126,21 +127,18 @@ function createPools(config: Config, spillDir: string, logger: Logger, seams: St
   // The read pool's first worker starts once the server is ready, in the background: start-up
   // does not wait for it, and the first read does not pay for loading it.
   const readPool = new WorkerPool(QUERY_WORKER, config.readWorkers, readWorker, 0, logger);
-  return { queryPool, readPool };
+  return { queryPool, readPool, readWindows: new WindowBatches(poolLanes(readPool), config.readWorkers) };
 }
 
-/** The artifact store, whose reads and file writes run on the read pool. */
-function openArtifactStore(config: Config, dataDir: string, logger: Logger, readPool: WorkerPool): OpenedStore {
+/** The artifact store, whose reads and file writes run on the read pool, and its plain pages on windows the pool's workers keep. */
+function openArtifactStore(config: Config, dataDir: string, logger: Logger, readPool: WorkerPool, readWindows: WindowBatches): OpenedStore {
   return openStore(
     { ...config, dataDir },
     {
       log: logger,
       workers: {
         read: async (sql, params, options) => (await readPool.run({ type: 'read', sql, params, small: options?.small === true }).result).rowsJson,
-        windows: {
-          read: (task, affinity) => readPool.run({ type: 'read-window', ...task }, undefined, affinity).result,
-          forget: async (keys, affinity) => void (await readPool.run({ type: 'forget-windows', keys }, undefined, affinity).result),
-        },
+        windows: readWindows,
         writeFile: async (task) => void (await readPool.run({ type: 'write-file', ...task }).result),
       },
     },
@@ -232,14 +230,14 @@ interface AppParts {
 }
 
 /** What /metrics reads at each scrape: counters the parts keep, and the catalog's workspace row (never a scan). */
-function scrapeSources(queryPool: WorkerPool, readPool: WorkerPool, { store }: OpenedStore, collector: Collector): ScrapeSources {
+function scrapeSources(queryPool: WorkerPool, readPool: WorkerPool, readWindows: WindowBatches, { store }: OpenedStore, collector: Collector): ScrapeSources {
   return {
     async workspace() {
       // Any principal's usage carries the workspace's counters; no principal is named '' (see config.ts).
       const { workspace } = await store.usage('');
       return { artifacts: workspace.artifacts, bytes: workspace.physicalBytes, quotaBytes: workspace.quotaBytes };
     },
-    pools: () => ({ query: { queued: queryPool.queued, busy: queryPool.busy }, read: { queued: readPool.queued, busy: readPool.busy } }),
+    pools: () => ({ query: { queued: queryPool.queued, busy: queryPool.busy }, read: { queued: readPool.queued + readWindows.waiting, busy: readPool.busy } }),
     pageCache: () => store.pageCacheCounts(),
     collectionRounds: () => collector.rounds,
   };

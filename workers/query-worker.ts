@@ -126,6 +126,8 @@ async function handle(message: Exclude<ToWorker, { type: 'cancel' }>): Promise<v
       answer({ type: 'done', taskId, result: null });
     } else if (message.type === 'read-window') {
       answer({ type: 'done', taskId, result: await windows.rows(await smallDuck(), message) });
+    } else if (message.type === 'read-windows') {
+      answer({ type: 'done', taskId, result: await windows.rowsOfMany(await smallDuck(), message.windows, log) });
     } else if (message.type === 'write-file') {
       answer({ type: 'done', taskId, result: await writeFile(await duck(), message) });
     } else {

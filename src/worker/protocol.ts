@@ -52,6 +52,18 @@ export interface WindowTask {
 }
 
 /**
+ * Rows of several windows at once (RowWindows.rowsOfMany): the pages that waited while their
+ * worker was busy, answered together and each settled on its own.
+ */
+export interface WindowsTask {
+  type: 'read-windows';
+  windows: WindowTask[];
+}
+
+/** One answer of several: its value, or the error that task alone met. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: ErrorData };
+
+/**
  * Writes a download file: `copy` runs `sql` (a DuckDB COPY statement) as is;
  * `lines` writes the single text column of each row of `sql` as one line.
  * `verify` lists stored parts whose SHA-256 must match before anything is written.
@@ -100,6 +112,7 @@ export interface TaskMap {
   export: { task: ExportTask; result: ExportResult };
   read: { task: ReadTask; result: ReadResult };
   'read-window': { task: WindowTask; result: WindowResult };
+  'read-windows': { task: WindowsTask; result: Settled<WindowResult>[] };
   'forget-windows': { task: ForgetWindowsTask; result: null };
   'write-file': { task: WriteFileTask; result: WriteFileResult };
 }

@@ -9,7 +9,9 @@
  * (columns/value-json-js.ts) rather than by DuckDB's JSON functions, which
  * cost several times the rest of a page. A window is known by its part's
  * content hash, so it can hold no other bytes than the part's; the API
- * thread sends the pages of one window to the same worker (window-reads.ts).
+ * thread sends the pages of one window to the same worker (window-reads.ts),
+ * and the pages that wait for a busy worker in one batch (window-batches.ts),
+ * whose rows one statement cuts from all their windows (rowsOfMany).
  *
  * The windows are tables rather than result chunks held in JavaScript:
  * a chunk's memory is freed only when the garbage collector gets round to
@@ -23,9 +25,10 @@
  * pages by statements instead. A window DuckDB cannot copy within its
  * memory limit is not copied: the rows asked for are read on their own.
  */
-import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBResultReader } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDBVector } from '@duckdb/node-api';
 import { valueEncoder, type ValueEncoder } from '../columns/value-json-js.ts';
-import type { WindowResult, WindowTask } from './protocol.ts';
+import { toErrorData, toSluiceError } from '../errors.ts';
+import type { Settled, WindowResult, WindowTask } from './protocol.ts';
 
 /** Bound on the bytes of the windows one worker keeps. */
 export const WINDOW_BYTES = 64 * 1024 * 1024;
@@ -39,7 +42,16 @@ interface Window {
   table: string;
   /** Rows $1 to $2 (exclusive) of the table, prepared once: a page is then a bind and a run. */
   slice: DuckDBPreparedStatement;
+  /** The table's column types in order: windows of one shape can be cut by one statement (cutMany). */
+  shape: string;
   bytes: number;
+}
+
+/** A window a batch cuts its tasks' rows from: kept already, or read for the batch (and kept after it or dropped). */
+interface InBatch {
+  window: Window | null;
+  read: boolean;
+  keep: boolean;
 }
 
 export class RowWindows {
@@ -69,11 +81,7 @@ export class RowWindows {
 
   /** Rows `from` to `to` (exclusive) of the task's window, each value as its JSON value; reads the window when it is not kept. */
   async rows(connection: DuckDBConnection, task: WindowTask): Promise<WindowResult> {
-    const encoders = task.storages.map((storage) => {
-      const encoder = valueEncoder(storage);
-      if (encoder === null) throw new Error(`No JavaScript encoding for stored kind ${storage}.`);
-      return encoder;
-    });
+    const encoders = encodersOf(task);
     const kept = this.#windows.get(task.key);
     if (kept !== undefined) {
       this.#windows.delete(task.key);
@@ -82,7 +90,7 @@ export class RowWindows {
     }
     const window = await this.#read(connection, task).catch(() => null);
     // A window DuckDB could not copy (its values past its memory limit) still answers its rows, read on their own.
-    if (window === null) return { rowsJson: encode(await connection.runAndReadAll(task.rowsSql), encoders), read: true, kept: false };
+    if (window === null) return { rowsJson: encode(await readChunks(connection, task.rowsSql), encoders), read: true, kept: false };
     const keep = window.bytes <= this.#maxBytes / 4;
     try {
       return { rowsJson: await cut(window, encoders, task.from, task.to), read: true, kept: keep };
@@ -90,6 +98,81 @@ export class RowWindows {
       if (keep) await this.#keep(connection, task.key, window);
       else await drop(connection, window);
     }
+  }
+
+  /**
+   * The rows of several tasks, in order, each settled on its own: the windows not kept are read
+   * first, then the rows of every task whose window is at hand are cut by one statement for each
+   * shape of window (a statement costs DuckDB about 0.7 ms whatever its rows, so pages that wait
+   * for a busy worker share one; bench/runs/2026-12-04-pages.md). A batch may hold its windows
+   * past the bound while it runs; the bound holds again when it ends.
+   */
+  async rowsOfMany(connection: DuckDBConnection, tasks: WindowTask[], log: (line: string, cause: unknown) => void): Promise<Settled<WindowResult>[]> {
+    const settle = async <T>(work: () => Promise<T>): Promise<Settled<T>> => {
+      try {
+        return { ok: true, value: await work() };
+      } catch (error) {
+        const failure = toSluiceError(error);
+        // The caller gets a plain INTERNAL; the operator gets the cause, in the log only.
+        if (failure.code === 'INTERNAL') log('query worker: a window read failed:', failure.cause ?? error);
+        return { ok: false, error: toErrorData(failure) };
+      }
+    };
+    if (tasks.length === 1) return [await settle(() => this.rows(connection, tasks[0]!))];
+    const windows = new Map<string, InBatch>();
+    const answers = new Array<Settled<WindowResult> | undefined>(tasks.length);
+    try {
+      for (const task of tasks) {
+        if (windows.has(task.key)) continue;
+        const kept = this.#windows.get(task.key);
+        if (kept !== undefined) {
+          this.#windows.delete(task.key);
+          this.#windows.set(task.key, kept);
+          windows.set(task.key, { window: kept, read: false, keep: true });
+          continue;
+        }
+        // A window DuckDB could not copy still answers its tasks' rows, read on their own below.
+        const window = await this.#read(connection, task).catch(() => null);
+        windows.set(task.key, { window, read: true, keep: window !== null && window.bytes <= this.#maxBytes / 4 });
+      }
+      const byShape = new Map<string, number[]>();
+      tasks.forEach((task, i) => {
+        const window = windows.get(task.key)!.window;
+        if (window === null) return;
+        const same = byShape.get(window.shape);
+        if (same === undefined) byShape.set(window.shape, [i]);
+        else same.push(i);
+      });
+      for (const indexes of byShape.values()) {
+        if (indexes.length < 2) continue;
+        // A statement that fails leaves its tasks to be answered one by one, each with its own error.
+        const rows = await cutMany(
+          connection,
+          indexes.map((i) => ({ window: windows.get(tasks[i]!.key)!.window!, encoders: encodersOf(tasks[i]!), from: tasks[i]!.from, to: tasks[i]!.to })),
+        ).catch(() => null);
+        rows?.forEach((rowsJson, n) => {
+          const task = tasks[indexes[n]!]!;
+          const window = windows.get(task.key)!;
+          answers[indexes[n]!] = { ok: true, value: { rowsJson, read: window.read, kept: window.keep } };
+        });
+      }
+      for (const [i, task] of tasks.entries()) {
+        if (answers[i] !== undefined) continue;
+        const { window, read, keep } = windows.get(task.key)!;
+        answers[i] = await settle(async () => ({
+          rowsJson: window === null ? encode(await readChunks(connection, task.rowsSql), encodersOf(task)) : await cut(window, encodersOf(task), task.from, task.to),
+          read,
+          kept: keep,
+        }));
+      }
+    } finally {
+      for (const [key, { window, read, keep }] of windows) {
+        if (!read || window === null) continue;
+        if (keep) await this.#keep(connection, key, window);
+        else await drop(connection, window);
+      }
+    }
+    return answers.map((answer) => answer ?? { ok: false, error: toErrorData(new Error('A window task was not answered.')) });
   }
 
   /** The window copied into a table of its own, and the bytes it holds. */
@@ -100,7 +183,8 @@ export class RowWindows {
       const size = (await connection.runAndReadAll(`SELECT count(*)::DOUBLE, coalesce(sum(text_bytes), 0)::DOUBLE FROM ${table}`)).getRows()[0]!;
       // Filled by one scan in order, the table numbers its rows in that order: no ORDER BY (a sort) is needed.
       const slice = await connection.prepare(`SELECT ${task.storages.map((_, i) => `c${i}`).join(', ')} FROM ${table} WHERE rowid >= $1 AND rowid < $2`);
-      return { table, slice, bytes: (size[0] as number) * VALUE_BYTES * task.storages.length + (size[1] as number) };
+      const shape = task.storages.map((_, i) => slice.columnType(i).toString()).join(', ');
+      return { table, slice, shape, bytes: (size[0] as number) * VALUE_BYTES * task.storages.length + (size[1] as number) };
     } catch (error) {
       await connection.run(`DROP TABLE IF EXISTS ${table}`);
       throw error;
@@ -128,23 +212,69 @@ async function drop(connection: DuckDBConnection, window: Window): Promise<void>
   await connection.run(`DROP TABLE IF EXISTS ${window.table}`);
 }
 
+/** The encoders of a task's columns, in order. */
+function encodersOf(task: WindowTask): ValueEncoder[] {
+  return task.storages.map((storage) => {
+    const encoder = valueEncoder(storage);
+    if (encoder === null) throw new Error(`No JavaScript encoding for stored kind ${storage}.`);
+    return encoder;
+  });
+}
+
+async function readChunks(connection: DuckDBConnection, sql: string): Promise<DuckDBDataChunk[]> {
+  return (await connection.run(sql)).fetchAllChunks();
+}
+
 /** Rows `from` to `to` of the window, in order. */
 async function cut(window: Window, encoders: ValueEncoder[], from: number, to: number): Promise<string[]> {
   window.slice.bindBigInt(1, BigInt(from));
   window.slice.bindBigInt(2, BigInt(to));
-  return encode(await window.slice.runAndReadAll(), encoders);
+  return encode(await (await window.slice.run()).fetchAllChunks(), encoders);
 }
 
-/** Each row of a result as its JSON text, its values encoded by the encoders of its columns in order. */
-function encode(reader: DuckDBResultReader, encoders: ValueEncoder[]): string[] {
-  const rows: string[] = [];
-  for (let row = 0; row < reader.currentRowCount; row++) {
-    const values = new Array<unknown>(encoders.length);
-    for (let column = 0; column < encoders.length; column++) {
-      const value = reader.value(column, row);
-      values[column] = value === null ? null : encoders[column]!(value);
+/**
+ * Each slice's rows, in order, cut from windows of one shape by one statement: a branch a slice,
+ * its rows told apart by the branch's number and put in order by their row numbers.
+ */
+async function cutMany(connection: DuckDBConnection, slices: { window: Window; encoders: ValueEncoder[]; from: number; to: number }[]): Promise<string[][]> {
+  const columns = slices[0]!.encoders.map((_, i) => `c${i}`).join(', ');
+  const sql = slices
+    .map((s, n) => `SELECT ${n} AS k, rowid AS r, ${columns} FROM ${s.window.table} WHERE rowid >= ${s.from} AND rowid < ${s.to}`)
+    .join(' UNION ALL ');
+  const rows = slices.map(() => [] as { at: number; json: string }[]);
+  for (const chunk of await readChunks(connection, sql)) {
+    const branch = chunk.getColumnVector(0);
+    const rowid = chunk.getColumnVector(1);
+    const vectors = slices[0]!.encoders.map((_, c) => chunk.getColumnVector(c + 2));
+    for (let row = 0; row < chunk.rowCount; row++) {
+      const n = branch.getItem(row) as number;
+      rows[n]!.push({ at: Number(rowid.getItem(row) as bigint), json: rowJson(vectors, slices[n]!.encoders, row) });
     }
-    rows.push(JSON.stringify(values));
+  }
+  // UNION ALL promises no order: each slice's rows are put in theirs.
+  return rows.map((r) => r.sort((a, b) => a.at - b.at).map((x) => x.json));
+}
+
+/** Row `row` of a chunk's vectors as its JSON text, each value encoded by its column's encoder. */
+function rowJson(vectors: DuckDBVector[], encoders: ValueEncoder[], row: number): string {
+  const values = new Array<unknown>(encoders.length);
+  for (let column = 0; column < encoders.length; column++) {
+    const value = vectors[column]!.getItem(row);
+    values[column] = value === null ? null : encoders[column]!(value);
+  }
+  return JSON.stringify(values);
+}
+
+/**
+ * Each row of a result's chunks as its JSON text, its values encoded by the encoders of its columns
+ * in order. A chunk's vectors are taken once: a reader's value() looks the vector up again for every
+ * value, which cost several times the encoding.
+ */
+function encode(chunks: DuckDBDataChunk[], encoders: ValueEncoder[]): string[] {
+  const rows: string[] = [];
+  for (const chunk of chunks) {
+    const vectors = encoders.map((_, c) => chunk.getColumnVector(c));
+    for (let row = 0; row < chunk.rowCount; row++) rows.push(rowJson(vectors, encoders, row));
   }
   return rows;
 }

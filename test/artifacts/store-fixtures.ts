@@ -11,6 +11,7 @@ import { streamToParts } from '../../src/worker/export/stream-to-parts.ts';
 import type { ArtifactStore, StagedResult, Staging } from '../../src/artifacts/types.ts';
 import type { StoreWorkers } from '../../src/artifacts/store/store-context.ts';
 import { WorkerPool } from '../../src/worker/worker-pool.ts';
+import { poolLanes, WindowBatches } from '../../src/worker/window-batches.ts';
 import { workerSettings } from '../helpers/worker-settings.ts';
 
 
@@ -31,10 +32,7 @@ export async function createFixtures(): Promise<Fixtures> {
   return {
     workers: {
       read: async (text, params, options) => (await pool.run({ type: 'read', sql: text, params, small: options?.small === true }).result).rowsJson,
-      windows: {
-        read: (task, affinity) => pool.run({ type: 'read-window', ...task }, undefined, affinity).result,
-        forget: async (keys, affinity) => void (await pool.run({ type: 'forget-windows', keys }, undefined, affinity).result),
-      },
+      windows: new WindowBatches(poolLanes(pool), 1),
       writeFile: async (task) => void (await pool.run({ type: 'write-file', ...task }).result),
     },
     async stage(store, text) {

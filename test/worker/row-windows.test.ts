@@ -96,4 +96,82 @@ describe('RowWindows', () => {
     expect(windows.held.windows).toBe(0);
     expect(await tables()).toBe(before);
   });
+
+  describe('rowsOfMany', () => {
+    const noLog = () => undefined;
+    const numbers = (rowsJson: string[]) => pageRows(rowsJson).map((r) => r[0]);
+
+    it('answers each task its own rows in order, reading each new window once, from one statement per shape', async () => {
+      const windows = new RowWindows(8 * WINDOW);
+      await windows.rows(duck, task(2000, 0, 1));
+      // The statements the batch runs on the connection, counted as they are sent.
+      let statements = 0;
+      const counted = new Proxy(duck, {
+        get(target, name) {
+          const member = Reflect.get(target, name, target) as unknown;
+          if (typeof member !== 'function') return member;
+          return (...args: unknown[]) => {
+            if (['run', 'runAndReadAll', 'prepare'].includes(String(name))) statements += 1;
+            return (member as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      const tasks = [task(4000, 1990, 2000), task(2000, 5, 8), task(4000, 3, 5), task(6000, 0, 3), task(2000, 1999, 2000)];
+      const answers = await windows.rowsOfMany(counted, tasks, noLog);
+      expect(answers.map((a) => a.ok && numbers(a.value.rowsJson))).toEqual([
+        ['5990', '5991', '5992', '5993', '5994', '5995', '5996', '5997', '5998', '5999'],
+        ['2005', '2006', '2007'],
+        ['4003', '4004'],
+        ['6000', '6001', '6002'],
+        ['3999'],
+      ]);
+      expect(answers.map((a) => a.ok && a.value.read)).toEqual([true, false, true, true, false]);
+      expect(answers.every((a) => a.ok && a.value.kept)).toBe(true);
+      // Two windows copied (a CREATE, a size and a prepare each) and one statement for all five tasks' rows.
+      expect(statements).toBe(2 * 3 + 1);
+      expect(windows.held).toEqual({ windows: 3, bytes: 3 * WINDOW });
+      const h = await duck.runAndReadAll(`SELECT md5('2006')`);
+      expect(answers[1]!.ok && pageRows(answers[1]!.value.rowsJson)[1]![1]).toBe(h.getRowsJS()[0]![0]);
+    });
+
+    it('cuts windows of different columns by a statement each', async () => {
+      const windows = new RowWindows(8 * WINDOW);
+      const onlyText = { ...task(0, 0, 2), key: 'text-only', sql: `SELECT h AS c0, strlen(h)::DOUBLE AS text_bytes FROM read_parquet(${quoteLiteral(file)}, file_row_number = true) WHERE file_row_number < 2000`, storages: ['text' as const] };
+      const answers = await windows.rowsOfMany(duck, [task(0, 4, 6), onlyText, task(0, 0, 1), { ...onlyText, from: 3, to: 4 }], noLog);
+      expect(answers.map((a) => a.ok && pageRows(a.value.rowsJson))).toEqual([
+        [['4', expect.any(String)], ['5', expect.any(String)]],
+        [[expect.stringMatching(/^[0-9a-f]{32}$/)], [expect.stringMatching(/^[0-9a-f]{32}$/)]],
+        [['0', expect.any(String)]],
+        [[expect.stringMatching(/^[0-9a-f]{32}$/)]],
+      ]);
+      const third = await duck.runAndReadAll(`SELECT md5('3')`);
+      expect(answers[3]!.ok && pageRows(answers[3]!.value.rowsJson)[0]![0]).toBe(third.getRowsJS()[0]![0]);
+    });
+
+    it('answers a task whose window cannot be copied from its own rows, and fails only the task that cannot be read at all', async () => {
+      const windows = new RowWindows(8 * WINDOW);
+      const uncopied = { ...task(2000, 3, 5), sql: `SELECT no_such_column FROM read_parquet(${quoteLiteral(file)})` };
+      const unreadable = { ...task(8000, 0, 1), key: 'broken', sql: 'SELECT no_such_column', rowsSql: 'SELECT no_such_column' };
+      const logged: string[] = [];
+      const answers = await windows.rowsOfMany(duck, [task(0, 1, 2), uncopied, unreadable, task(0, 7, 8)], (line) => logged.push(line));
+      expect(answers[0]).toMatchObject({ ok: true, value: { read: true, kept: true } });
+      expect(answers[0]!.ok && numbers(answers[0]!.value.rowsJson)).toEqual(['1']);
+      expect(answers[1]).toMatchObject({ ok: true, value: { read: true, kept: false } });
+      expect(answers[1]!.ok && numbers(answers[1]!.value.rowsJson)).toEqual(['2003', '2004']);
+      expect(answers[2]).toEqual({ ok: false, error: { code: 'INTERNAL', message: expect.any(String) } });
+      expect(answers[3]!.ok && numbers(answers[3]!.value.rowsJson)).toEqual(['7']);
+      expect(logged).toHaveLength(1);
+      expect(windows.held.windows).toBe(1);
+    });
+
+    it('holds its bound again when the batch ends, and drops a window too wide to keep', async () => {
+      const windows = new RowWindows(2 * WINDOW);
+      const answers = await windows.rowsOfMany(duck, [task(0, 0, 1), task(2000, 0, 1), task(4000, 0, 1)], noLog);
+      expect(answers.every((a) => a.ok && !a.value.kept)).toBe(true);
+      expect(windows.held).toEqual({ windows: 0, bytes: 0 });
+      const roomy = new RowWindows(4 * WINDOW);
+      await roomy.rowsOfMany(duck, [task(0, 0, 1), task(2000, 0, 1), task(4000, 0, 1), task(6000, 0, 1), task(8000, 0, 1)], noLog);
+      expect(roomy.held).toEqual({ windows: 4, bytes: 4 * WINDOW });
+    });
+  });
 });

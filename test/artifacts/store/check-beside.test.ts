@@ -66,7 +66,7 @@ describe('a first read checks its parts beside DuckDB', () => {
         return fixtures.workers.read(sql, params, options);
       },
       windows: {
-        ...fixtures.workers.windows!,
+        forget: (keys, affinity) => fixtures.workers.windows!.forget(keys, affinity),
         read: async (task, affinity) => {
           reads += 1;
           readStarted();

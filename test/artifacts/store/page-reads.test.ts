@@ -18,6 +18,7 @@ import { createStore, type Store } from '../../../src/artifacts/store/create-sto
 import type { StoreWorkers } from '../../../src/artifacts/store/store-context.ts';
 import { quietLogger } from '../../../src/logger.ts';
 import { WINDOW_ROWS } from '../../../src/artifacts/store/window-reads.ts';
+import { MAX_BATCH, poolLanes, WindowBatches } from '../../../src/worker/window-batches.ts';
 import { WorkerPool } from '../../../src/worker/worker-pool.ts';
 import { createFixtures, type Fixtures } from '../store-fixtures.ts';
 import { workerSettings } from '../../helpers/worker-settings.ts';
@@ -122,6 +123,8 @@ describe('plain pages cut from windows kept by the read workers', () => {
   let store: Store;
   /** Per window read: whether the worker read the part for it, and which worker answered. */
   const windowReads: { read: boolean; kept: boolean }[] = [];
+  /** The size of each batch of window reads a worker answered together. */
+  const batches: number[] = [];
   let statements = 0;
 
   beforeAll(async () => {
@@ -135,14 +138,25 @@ describe('plain pages cut from windows kept by the read workers', () => {
         statements += 1;
         return (await pool.run({ type: 'read', sql, params, small: options?.small === true }).result).rowsJson;
       },
-      windows: {
-        read: async (task, affinity) => {
-          const result = await pool.run({ type: 'read-window', ...task }, undefined, affinity).result;
-          windowReads.push({ read: result.read, kept: result.kept });
-          return result;
-        },
-        forget: async (keys, affinity) => void (await pool.run({ type: 'forget-windows', keys }, undefined, affinity).result),
-      },
+      windows: (() => {
+        const lanes = poolLanes(pool);
+        const windows = new WindowBatches(
+          {
+            ...lanes,
+            one: (task, lane) => (batches.push(1), lanes.one(task, lane)),
+            many: (tasks, lane) => (batches.push(tasks.length), lanes.many(tasks, lane)),
+          },
+          2,
+        );
+        return {
+          read: async (task, affinity) => {
+            const result = await windows.read(task, affinity);
+            windowReads.push({ read: result.read, kept: result.kept });
+            return result;
+          },
+          forget: (keys, affinity) => windows.forget(keys, affinity),
+        };
+      })(),
       writeFile: fixtures.workers.writeFile,
     };
     store = storeIn(dir, workers);
@@ -159,6 +173,7 @@ describe('plain pages cut from windows kept by the read workers', () => {
   it('reads a window once for all its pages, in any order and at once, and each page holds the rows of its offset', async () => {
     const id = await artifactOf(`SELECT g::int8 AS n, md5(g::text) AS h, (g % 3 = 0) AS b FROM generate_series(1, ${2 * WINDOW_ROWS}) g`);
     windowReads.length = 0;
+    batches.length = 0;
     statements = 0;
     // Twenty pages of the second window, out of order and all in flight at once, with both workers free.
     const offsets = Array.from({ length: 20 }, (_, i) => WINDOW_ROWS + ((i * 7919) % (WINDOW_ROWS - 100)));
@@ -170,6 +185,11 @@ describe('plain pages cut from windows kept by the read workers', () => {
     expect(windowReads.filter((w) => w.read)).toHaveLength(1);
     expect(windowReads).toHaveLength(20);
     expect(statements).toBe(0);
+    // The first page went alone to the window's worker; those that came while it was busy went together, at most MAX_BATCH at a time.
+    expect(batches[0]).toBe(1);
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(20);
+    expect(Math.max(...batches)).toBeGreaterThan(1);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(MAX_BATCH);
   });
 
   it('serves a reader that follows its cursor from a block read once, and only its first page from a window', async () => {
