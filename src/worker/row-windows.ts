@@ -47,11 +47,15 @@ interface Window {
   bytes: number;
 }
 
-/** A window a batch cuts its tasks' rows from: kept already, or read for the batch (and kept after it or dropped). */
+/**
+ * A window a batch cuts its tasks' rows from: kept already, or read for the batch (and kept after it
+ * or dropped); `later`: not read, its tasks answered one by one once the batch is done.
+ */
 interface InBatch {
   window: Window | null;
   read: boolean;
   keep: boolean;
+  later?: true;
 }
 
 export class RowWindows {
@@ -104,8 +108,9 @@ export class RowWindows {
    * The rows of several tasks, in order, each settled on its own: the windows not kept are read
    * first, then the rows of every task whose window is at hand are cut by one statement for each
    * shape of window (a statement costs DuckDB about 0.7 ms whatever its rows, so pages that wait
-   * for a busy worker share one; bench/runs/2026-12-04-pages.md). A batch may hold its windows
-   * past the bound while it runs; the bound holds again when it ends.
+   * for a busy worker share one; bench/runs/2026-12-04-pages.md). The windows a batch reads are
+   * held beside the kept ones until it ends, up to half the bound: the tasks of windows past that
+   * are answered one by one after it, each window kept or dropped as a single task's is.
    */
   async rowsOfMany(connection: DuckDBConnection, tasks: WindowTask[], log: (line: string, cause: unknown) => void): Promise<Settled<WindowResult>[]> {
     const settle = async <T>(work: () => Promise<T>): Promise<Settled<T>> => {
@@ -121,6 +126,7 @@ export class RowWindows {
     if (tasks.length === 1) return [await settle(() => this.rows(connection, tasks[0]!))];
     const windows = new Map<string, InBatch>();
     const answers = new Array<Settled<WindowResult> | undefined>(tasks.length);
+    let readBytes = 0;
     try {
       for (const task of tasks) {
         if (windows.has(task.key)) continue;
@@ -131,8 +137,13 @@ export class RowWindows {
           windows.set(task.key, { window: kept, read: false, keep: true });
           continue;
         }
+        if (readBytes >= this.#maxBytes / 2) {
+          windows.set(task.key, { window: null, read: false, keep: false, later: true });
+          continue;
+        }
         // A window DuckDB could not copy still answers its tasks' rows, read on their own below.
         const window = await this.#read(connection, task).catch(() => null);
+        readBytes += window?.bytes ?? 0;
         windows.set(task.key, { window, read: true, keep: window !== null && window.bytes <= this.#maxBytes / 4 });
       }
       const byShape = new Map<string, number[]>();
@@ -157,7 +168,7 @@ export class RowWindows {
         });
       }
       for (const [i, task] of tasks.entries()) {
-        if (answers[i] !== undefined) continue;
+        if (answers[i] !== undefined || windows.get(task.key)!.later) continue;
         const { window, read, keep } = windows.get(task.key)!;
         answers[i] = await settle(async () => ({
           rowsJson: window === null ? encode(await readChunks(connection, task.rowsSql), encodersOf(task)) : await cut(window, encodersOf(task), task.from, task.to),
@@ -172,6 +183,7 @@ export class RowWindows {
         else await drop(connection, window);
       }
     }
+    for (const [i, task] of tasks.entries()) if (answers[i] === undefined) answers[i] = await settle(() => this.rows(connection, task));
     return answers.map((answer) => answer ?? { ok: false, error: toErrorData(new Error('A window task was not answered.')) });
   }
 

@@ -164,6 +164,29 @@ describe('RowWindows', () => {
       expect(windows.held.windows).toBe(1);
     });
 
+    it('reads new windows up to half its bound in one batch, and the rest one by one after it', async () => {
+      const windows = new RowWindows(4 * WINDOW);
+      let statements = 0;
+      const counted = new Proxy(duck, {
+        get(target, name) {
+          const member = Reflect.get(target, name, target) as unknown;
+          if (typeof member !== 'function') return member;
+          return (...args: unknown[]) => {
+            if (['run', 'runAndReadAll', 'prepare'].includes(String(name))) statements += 1;
+            return (member as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      const starts = [0, 2000, 4000, 6000, 8000];
+      const answers = await windows.rowsOfMany(counted, starts.map((start) => task(start, 10, 12)), noLog);
+      expect(answers.map((a) => a.ok && numbers(a.value.rowsJson))).toEqual(starts.map((start) => [String(start + 10), String(start + 11)]));
+      expect(answers.every((a) => a.ok && a.value.read && a.value.kept)).toBe(true);
+      // Two windows (a CREATE, a size and a prepare each) and their one cut; then three windows of a task each,
+      // the last of which drops the least recently used (a DROP).
+      expect(statements).toBe(2 * 3 + 1 + 3 * 3 + 1);
+      expect(windows.held).toEqual({ windows: 4, bytes: 4 * WINDOW });
+    });
+
     it('holds its bound again when the batch ends, and drops a window too wide to keep', async () => {
       const windows = new RowWindows(2 * WINDOW);
       const answers = await windows.rowsOfMany(duck, [task(0, 0, 1), task(2000, 0, 1), task(4000, 0, 1)], noLog);
