@@ -108,7 +108,7 @@ export class RowWindows {
    * The rows of several tasks, in order, each settled on its own: the windows not kept are read
    * first, then the rows of every task whose window is at hand are cut by one statement for each
    * shape of window (a statement costs DuckDB about 0.7 ms whatever its rows, so pages that wait
-   * for a busy worker share one; bench/runs/2026-12-04-pages.md). The windows a batch reads are
+   * for a busy worker share one; bench/runs/2026-12-04-page-batches.md). The windows a batch reads are
    * held beside the kept ones until it ends, up to half the bound: the tasks of windows past that
    * are answered one by one after it, each window kept or dropped as a single task's is.
    */
@@ -183,8 +183,9 @@ export class RowWindows {
         else await drop(connection, window);
       }
     }
+    // The tasks of windows past what the batch could read, and any a failure above left unanswered.
     for (const [i, task] of tasks.entries()) if (answers[i] === undefined) answers[i] = await settle(() => this.rows(connection, task));
-    return answers.map((answer) => answer ?? { ok: false, error: toErrorData(new Error('A window task was not answered.')) });
+    return answers as Settled<WindowResult>[];
   }
 
   /** The window copied into a table of its own, and the bytes it holds. */
