@@ -8,7 +8,6 @@
  * so batching costs a page no wait it would not have had in the queue.
  */
 import { fromErrorData } from '../errors.ts';
-import type { WindowWorkers } from '../artifacts/store/store-context.ts';
 import type { Settled, WindowResult, WindowTask } from './protocol.ts';
 import type { WorkerPool } from './worker-pool.ts';
 
@@ -33,7 +32,8 @@ export interface WindowLanes {
   forget(keys: string[], lane: number): Promise<void>;
 }
 
-export class WindowBatches implements WindowWorkers {
+/** The store's WindowWorkers (artifacts/store/store-context.ts), by shape: the worker side imports nothing of the store's. */
+export class WindowBatches {
   readonly #lanes: Lane[];
   readonly #send: WindowLanes;
 
