@@ -127,7 +127,7 @@ function createPools(config: Config, spillDir: string, logger: Logger, seams: St
   // The read pool's first worker starts once the server is ready, in the background: start-up
   // does not wait for it, and the first read does not pay for loading it.
   const readPool = new WorkerPool(QUERY_WORKER, config.readWorkers, readWorker, 0, logger);
-  return { queryPool, readPool, readWindows: new WindowBatches(poolLanes(readPool), config.readWorkers) };
+  return { queryPool, readPool, readWindows: new WindowBatches(poolLanes(readPool), readPool.capacity) };
 }
 
 /** The artifact store, whose reads and file writes run on the read pool, and its plain pages on windows the pool's workers keep. */

@@ -109,8 +109,9 @@ export class RowWindows {
    * first, then the rows of every task whose window is at hand are cut by one statement for each
    * shape of window (a statement costs DuckDB about 0.7 ms whatever its rows, so pages that wait
    * for a busy worker share one; bench/runs/2026-12-04-page-batches.md). The windows a batch reads are
-   * held beside the kept ones until it ends, up to half the bound: the tasks of windows past that
-   * are answered one by one after it, each window kept or dropped as a single task's is.
+   * held beside the kept ones until it ends; once they reach half the bound it reads no more, and the
+   * tasks of the windows left are answered one by one after it, each window kept or dropped as a
+   * single task's is.
    */
   async rowsOfMany(connection: DuckDBConnection, tasks: WindowTask[], log: (line: string, cause: unknown) => void): Promise<Settled<WindowResult>[]> {
     const settle = async <T>(work: () => Promise<T>): Promise<Settled<T>> => {
@@ -156,11 +157,12 @@ export class RowWindows {
       });
       for (const indexes of byShape.values()) {
         if (indexes.length < 2) continue;
-        // A statement that fails leaves its tasks to be answered one by one, each with its own error.
-        const rows = await cutMany(
-          connection,
-          indexes.map((i) => ({ window: windows.get(tasks[i]!.key)!.window!, encoders: encodersOf(tasks[i]!), from: tasks[i]!.from, to: tasks[i]!.to })),
-        ).catch(() => null);
+        // A statement that fails leaves its tasks to be answered one by one below, each with its own error (logged there).
+        const rows = await (async () =>
+          cutMany(
+            connection,
+            indexes.map((i) => ({ window: windows.get(tasks[i]!.key)!.window!, encoders: encodersOf(tasks[i]!), from: tasks[i]!.from, to: tasks[i]!.to })),
+          ))().catch(() => null);
         rows?.forEach((rowsJson, n) => {
           const task = tasks[indexes[n]!]!;
           const window = windows.get(task.key)!;
@@ -179,8 +181,13 @@ export class RowWindows {
     } finally {
       for (const [key, { window, read, keep }] of windows) {
         if (!read || window === null) continue;
-        if (keep) await this.#keep(connection, key, window);
-        else await drop(connection, window);
+        // Each window the batch read is kept or dropped whatever befell another: none may be left a table no one knows.
+        try {
+          if (keep) await this.#keep(connection, key, window);
+          else await drop(connection, window);
+        } catch (error) {
+          log('query worker: a window could not be kept or dropped:', error);
+        }
       }
     }
     // The tasks of windows past what the batch could read, and any a failure above left unanswered.
@@ -191,14 +198,17 @@ export class RowWindows {
   /** The window copied into a table of its own, and the bytes it holds. */
   async #read(connection: DuckDBConnection, task: WindowTask): Promise<Window> {
     const table = `window_${++made}`;
+    let slice: DuckDBPreparedStatement | undefined;
     try {
       await connection.run(`CREATE TEMP TABLE ${table} AS ${task.sql}`);
       const size = (await connection.runAndReadAll(`SELECT count(*)::DOUBLE, coalesce(sum(text_bytes), 0)::DOUBLE FROM ${table}`)).getRows()[0]!;
       // Filled by one scan in order, the table numbers its rows in that order: no ORDER BY (a sort) is needed.
-      const slice = await connection.prepare(`SELECT ${task.storages.map((_, i) => `c${i}`).join(', ')} FROM ${table} WHERE rowid >= $1 AND rowid < $2`);
-      const shape = task.storages.map((_, i) => slice.columnType(i).toString()).join(', ');
-      return { table, slice, shape, bytes: (size[0] as number) * VALUE_BYTES * task.storages.length + (size[1] as number) };
+      slice = await connection.prepare(`SELECT ${task.storages.map((_, i) => `c${i}`).join(', ')} FROM ${table} WHERE rowid >= $1 AND rowid < $2`);
+      const prepared = slice;
+      const shape = task.storages.map((_, i) => prepared.columnType(i).toString()).join(', ');
+      return { table, slice: prepared, shape, bytes: (size[0] as number) * VALUE_BYTES * task.storages.length + (size[1] as number) };
     } catch (error) {
+      slice?.destroySync();
       await connection.run(`DROP TABLE IF EXISTS ${table}`);
       throw error;
     }

@@ -96,6 +96,11 @@ export class WorkerPool {
     if (this.#slots.length === 0 && !this.#closed) this.#slots.push(this.#spawn());
   }
 
+  /** The pool's size: the most workers it runs; a task's affinity picks one modulo this. */
+  get capacity(): number {
+    return this.#maxSize;
+  }
+
   /** Workers alive now (at most the pool's size). */
   get size(): number {
     return this.#slots.length;

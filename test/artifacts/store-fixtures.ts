@@ -32,7 +32,7 @@ export async function createFixtures(): Promise<Fixtures> {
   return {
     workers: {
       read: async (text, params, options) => (await pool.run({ type: 'read', sql: text, params, small: options?.small === true }).result).rowsJson,
-      windows: new WindowBatches(poolLanes(pool), 1),
+      windows: new WindowBatches(poolLanes(pool), pool.capacity),
       writeFile: async (task) => void (await pool.run({ type: 'write-file', ...task }).result),
     },
     async stage(store, text) {

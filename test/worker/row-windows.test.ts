@@ -142,7 +142,10 @@ describe('RowWindows', () => {
     it('cuts windows of different columns by a statement each', async () => {
       const windows = new RowWindows(8 * WINDOW);
       const onlyText = { ...task(0, 0, 2), key: 'text-only', sql: `SELECT h AS c0, strlen(h)::DOUBLE AS text_bytes FROM read_parquet(${quoteLiteral(file)}, file_row_number = true) WHERE file_row_number < 2000`, storages: ['text' as const] };
-      const answers = await windows.rowsOfMany(duck, [task(0, 4, 6), onlyText, task(0, 0, 1), { ...onlyText, from: 3, to: 4 }], noLog);
+      const { counted, statements } = countingStatements();
+      const answers = await windows.rowsOfMany(counted, [task(0, 4, 6), onlyText, task(0, 0, 1), { ...onlyText, from: 3, to: 4 }], noLog);
+      // Two windows (a CREATE, a size and a prepare each), and a cut for each shape's two tasks.
+      expect(statements()).toBe(2 * 3 + 2);
       expect(answers.map((a) => a.ok && pageRows(a.value.rowsJson))).toEqual([
         [['4', expect.any(String)], ['5', expect.any(String)]],
         [[expect.stringMatching(/^[0-9a-f]{32}$/)], [expect.stringMatching(/^[0-9a-f]{32}$/)]],

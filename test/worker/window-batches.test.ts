@@ -7,30 +7,43 @@
  * test/artifacts/store/page-reads.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { SluiceError, toErrorData } from '../../src/errors.ts';
+import { fromErrorData, SluiceError, toErrorData } from '../../src/errors.ts';
 import type { Settled, WindowResult, WindowTask } from '../../src/worker/protocol.ts';
 import { MAX_BATCH, WindowBatches, type WindowLanes } from '../../src/worker/window-batches.ts';
 
 interface Sent {
   lane: number;
+  kind: 'one' | 'many' | 'forget';
   tasks: WindowTask[];
+  keys: string[];
   answer: (answers: Settled<WindowResult>[]) => void;
   fail: (error: Error) => void;
 }
 
-/** Lanes that hold every batch until the test answers it. */
-function scriptedLanes(): { lanes: WindowLanes; sent: Sent[]; forgotten: { keys: string[]; lane: number }[] } {
+/** Lanes that hold everything sent until the test answers it; `closed` makes every send throw at once, as a closed pool does. */
+function scriptedLanes(): { lanes: WindowLanes; sent: Sent[]; close: () => void } {
   const sent: Sent[] = [];
-  const forgotten: { keys: string[]; lane: number }[] = [];
-  const lanes: WindowLanes = {
-    one: (task, lane) =>
-      new Promise((resolve, reject) => {
-        sent.push({ lane, tasks: [task], answer: (answers) => (answers[0]!.ok ? resolve(answers[0]!.value) : reject(new Error('failed'))), fail: reject });
-      }),
-    many: (tasks, lane) => new Promise((resolve, reject) => sent.push({ lane, tasks, answer: resolve, fail: reject })),
-    forget: async (keys, lane) => void forgotten.push({ keys, lane }),
+  let closed = false;
+  const shut = () => {
+    if (closed) throw new SluiceError('INTERNAL', 'The server is shutting down.');
   };
-  return { lanes, sent, forgotten };
+  const lanes: WindowLanes = {
+    one: (task, lane) => {
+      shut();
+      return new Promise((resolve, reject) => {
+        sent.push({ lane, kind: 'one', tasks: [task], keys: [], answer: (answers) => (answers[0]!.ok ? resolve(answers[0]!.value) : reject(fromErrorData(answers[0]!.error))), fail: reject });
+      });
+    },
+    many: (tasks, lane) => {
+      shut();
+      return new Promise((resolve, reject) => sent.push({ lane, kind: 'many', tasks, keys: [], answer: resolve, fail: reject }));
+    },
+    forget: (keys, lane) => {
+      shut();
+      return new Promise((resolve, reject) => sent.push({ lane, kind: 'forget', tasks: [], keys, answer: () => resolve(), fail: reject }));
+    },
+  };
+  return { lanes, sent, close: () => (closed = true) };
 }
 
 const page = (key: string, from: number) => ({ key, sql: 'SELECT 1', rowsSql: 'SELECT 1', storages: ['int' as const], from, to: from + 1 });
@@ -98,9 +111,63 @@ describe('WindowBatches', () => {
     await expect(third[1]).rejects.toThrow('lost');
   });
 
-  it('sends a forget to the worker whose lane the key picks', async () => {
-    const { lanes, forgotten } = scriptedLanes();
-    await new WindowBatches(lanes, 2).forget(['k'], 7);
-    expect(forgotten).toEqual([{ keys: ['k'], lane: 1 }]);
+  it('sends a forget to the lane the key picks, behind the pages queued there before it', async () => {
+    const { lanes, sent } = scriptedLanes();
+    const batches = new WindowBatches(lanes, 2);
+    const first = batches.read(page('a', 1), 3);
+    const second = [batches.read(page('a', 2), 3), batches.read(page('b', 3), 3)];
+    const forgotten = batches.forget(['a'], 7);
+    const after = batches.read(page('a', 4), 3);
+    expect(batches.waiting).toBe(3);
+    sent[0]!.answer([rowsOf(sent[0]!.tasks[0]!)]);
+    await first;
+    await tick();
+    // The pages before the forget go first, together; the one after it waits for the forget.
+    expect(sent.map((s) => [s.kind, s.lane, s.tasks.map((t) => t.from), s.keys])).toEqual([
+      ['one', 1, [1], []],
+      ['many', 1, [2, 3], []],
+    ]);
+    sent[1]!.answer(sent[1]!.tasks.map(rowsOf));
+    await Promise.all(second);
+    await tick();
+    expect(sent.slice(2).map((s) => [s.kind, s.lane, s.keys])).toEqual([['forget', 1, ['a']]]);
+    sent[2]!.answer([]);
+    await forgotten;
+    await tick();
+    expect(sent.slice(3).map((s) => [s.kind, s.tasks.map((t) => t.from)])).toEqual([['one', [4]]]);
+    sent[3]!.answer([rowsOf(sent[3]!.tasks[0]!)]);
+    expect((await after).rowsJson).toEqual(['[4]']);
+  });
+
+  it('tries each page of a batch that failed as a whole on its own, so one bad page fails alone', async () => {
+    const { lanes, sent } = scriptedLanes();
+    const batches = new WindowBatches(lanes, 1);
+    const first = batches.read(page('a', 0), 0);
+    const rest = [batches.read(page('a', 1), 0), batches.read(page('b', 2), 0)];
+    sent[0]!.answer([rowsOf(sent[0]!.tasks[0]!)]);
+    await first;
+    await tick();
+    sent[1]!.fail(new SluiceError('INTERNAL', 'The worker running this task stopped unexpectedly; the task was not completed.'));
+    await tick();
+    expect(sent.slice(2).map((s) => [s.kind, s.tasks.map((t) => t.from)])).toEqual([['one', [1]], ['one', [2]]]);
+    sent[2]!.fail(new SluiceError('INTERNAL', 'The worker running this task stopped unexpectedly; the task was not completed.'));
+    sent[3]!.answer([rowsOf(sent[3]!.tasks[0]!)]);
+    await expect(rest[0]).rejects.toMatchObject({ code: 'INTERNAL' });
+    expect((await rest[1]!).rowsJson).toEqual(['[2]']);
+  });
+
+  it('fails every queued page and forget once its worker pool is closed, and frees the lane each time', async () => {
+    const { lanes, sent, close } = scriptedLanes();
+    const batches = new WindowBatches(lanes, 1);
+    const first = batches.read(page('a', 0), 0);
+    const queued = [batches.read(page('a', 1), 0), batches.read(page('a', 2), 0)];
+    const forgotten = batches.forget(['a'], 0);
+    close();
+    sent[0]!.fail(new SluiceError('INTERNAL', 'The server is shutting down.'));
+    await expect(first).rejects.toMatchObject({ code: 'INTERNAL' });
+    for (const read of queued) await expect(read).rejects.toMatchObject({ message: 'The server is shutting down.' });
+    await expect(forgotten).rejects.toMatchObject({ message: 'The server is shutting down.' });
+    await expect(batches.read(page('a', 3), 0)).rejects.toMatchObject({ message: 'The server is shutting down.' });
+    expect(batches.waiting).toBe(0);
   });
 });

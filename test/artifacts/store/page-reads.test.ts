@@ -146,7 +146,7 @@ describe('plain pages cut from windows kept by the read workers', () => {
             one: (task, lane) => (batches.push(1), lanes.one(task, lane)),
             many: (tasks, lane) => (batches.push(tasks.length), lanes.many(tasks, lane)),
           },
-          2,
+          pool.capacity,
         );
         return {
           read: async (task, affinity) => {
