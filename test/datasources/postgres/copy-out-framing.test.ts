@@ -12,7 +12,7 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import type pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CopyOut } from '../../../src/datasources/postgres/export/copy-out.ts';
 import { tapSocket } from '../../../src/datasources/postgres/export/read-tap.ts';
 import type { SourceChunk } from '../../../src/worker/export/row-source.ts';
@@ -183,3 +183,73 @@ describe('CopyOut with a busy consumer', () => {
 function cutsOf(wire: Buffer, size: number): number[] {
   return Array.from({ length: Math.ceil(wire.length / size) }, (_, i) => (i + 1) * size).filter((c) => c < wire.length);
 }
+
+describe('CopyOut gathering reads on a tapped socket', () => {
+  /** A CopyOut reading a tapped fake socket, and a way to send it a read of `n` bytes of whole messages. */
+  function tapped() {
+    const socket = new FakeSocket();
+    socket.on('data', () => undefined);
+    const tap = tapSocket(socket as unknown as Duplex);
+    const copy = new CopyOut('COPY (select 1) TO STDOUT (FORMAT csv)');
+    copy.submit({ stream: socket, query: () => undefined } as unknown as pg.Connection);
+    // The CopyOutResponse is a short read too: the gathering after it ends before the test's reads.
+    tap.deliver(START);
+    vi.advanceTimersByTime(1);
+    /** One read holding one CopyData message `n` bytes long in all. */
+    const read = (n: number) => tap.deliver(message('d', Buffer.alloc(n - 5, 0x61)));
+    return { socket, tap, copy, read };
+  }
+
+  beforeEach(() => void vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
+  afterEach(() => void vi.useRealTimers());
+
+  it('stops reading for a millisecond after a short read, so that the kernel gathers the next ones', () => {
+    const { socket, read } = tapped();
+    read(8_192);
+    expect(socket.isPaused()).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(socket.isPaused()).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('reads on at once after a long read', () => {
+    const { socket, read } = tapped();
+    read(64 * 1024);
+    expect(socket.isPaused()).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('stays paused after gathering while the consumer is behind, and reads on once it catches up', async () => {
+    const { socket, copy, read } = tapped();
+    for (let i = 0; i < 70; i++) read(64 * 1024);
+    expect(socket.isPaused()).toBe(true);
+    read(100);
+    vi.advanceTimersByTime(1);
+    expect(socket.isPaused()).toBe(true);
+    const chunks = copy[Symbol.asyncIterator]();
+    await chunks.next();
+    expect(socket.isPaused()).toBe(false);
+  });
+
+  it('hands the socket back reading, with no timer left, when the COPY ends or fails', () => {
+    const done = tapped();
+    done.read(100);
+    done.tap.deliver(DONE);
+    expect(done.socket.isPaused()).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+    const failed = tapped();
+    failed.read(100);
+    failed.copy.handleError(new Error('connection lost'));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('never pauses a socket read through its data events: that one would go on reading into its stream', () => {
+    const socket = new FakeSocket();
+    socket.on('data', () => undefined);
+    const copy = new CopyOut('COPY (select 1) TO STDOUT (FORMAT csv)');
+    copy.submit({ stream: socket, query: () => undefined } as unknown as pg.Connection);
+    socket.emit('data', Buffer.concat([START, message('d', Buffer.from('1\n'))]));
+    expect(socket.isPaused()).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
