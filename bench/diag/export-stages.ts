@@ -23,7 +23,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { CopyOut } from '../../src/datasources/postgres/export/copy-out.ts';
 import { CsvRecordScanner } from '../../src/worker/export/csv-record-scanner.ts';
 import { csvToParquetSql } from '../../src/worker/export/duckdb-csv.ts';
-import { clientConfig } from '../../src/datasources/postgres/export/pg-connect.ts';
+import { clientConfig, sessionConfig } from '../../src/datasources/postgres/export/pg-connect.ts';
 import { plannedColumns } from '../lib/describe.ts';
 import { DATABASE_URL, exportSql } from '../lib/tables.ts';
 
@@ -48,6 +48,9 @@ function psql(copy: string): void {
 
 const client = new pg.Client(clientConfig(DATABASE_URL));
 await client.connect();
+// pg-copy-streams reads the socket's 'data' events, which a tapped socket (read-tap.ts) does not emit during a COPY.
+const plain = new pg.Client(sessionConfig(DATABASE_URL));
+await plain.connect();
 try {
   const columns = await plannedColumns(select);
   psql(`COPY (${select}) TO STDOUT (FORMAT csv)`); // warm the page cache
@@ -56,7 +59,7 @@ try {
   const copyText = `COPY (${select}) TO STDOUT (FORMAT csv)`;
   /** The COPY through pg-copy-streams, each chunk (the CopyData of one socket read, framing removed) to `onChunk`. */
   async function viaCopyStreams(text: string, onChunk: (chunk: Buffer) => void): Promise<void> {
-    const stream = client.query(copyTo(text));
+    const stream = plain.query(copyTo(text));
     await new Promise<void>((resolve, reject) => {
       stream.on('data', onChunk);
       stream.once('end', resolve);
@@ -145,5 +148,6 @@ try {
   console.log(`   (${(parquet.reduce((s, p) => s + statSync(p).size, 0) / 1e6).toFixed(0)} MB of Parquet)`);
 } finally {
   await client.end();
+  await plain.end();
   rmSync(dir, { recursive: true, force: true });
 }
