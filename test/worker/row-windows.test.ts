@@ -185,6 +185,34 @@ describe('RowWindows', () => {
       expect(windows.held).toEqual({ windows: 4, bytes: 4 * WINDOW });
     });
 
+    it('keeps or drops each window it read even when dropping another fails, and logs that one', async () => {
+      const windowTables = async () => Number((await duck.runAndReadAll(`SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'window_%'`)).getRowsJS()[0]![0]);
+      const before = await windowTables();
+      let failed = false;
+      const failingOnce = new Proxy(duck, {
+        get(target, name) {
+          const member = Reflect.get(target, name, target) as unknown;
+          if (typeof member !== 'function') return member;
+          return (...args: unknown[]) => {
+            if (name === 'run' && !failed && String(args[0]).startsWith('DROP TABLE')) {
+              failed = true;
+              return Promise.reject(new Error('the drop failed'));
+            }
+            return (member as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      // Too wide to keep at this bound: each window the batch reads is dropped at its end.
+      const windows = new RowWindows(2 * WINDOW);
+      const logged: string[] = [];
+      const answers = await windows.rowsOfMany(failingOnce, [task(0, 0, 1), task(2000, 0, 1), task(4000, 0, 1)], (line) => logged.push(line));
+      expect(answers.map((a) => a.ok && numbers(a.value.rowsJson))).toEqual([['0'], ['2000'], ['4000']]);
+      expect(logged).toEqual(['query worker: a window could not be kept or dropped:']);
+      // Only the window whose drop failed is left; the other two were dropped after it.
+      expect(await windowTables()).toBe(before + 1);
+      expect(windows.held).toEqual({ windows: 0, bytes: 0 });
+    });
+
     it('holds its bound again when the batch ends, and drops a window too wide to keep', async () => {
       const windows = new RowWindows(2 * WINDOW);
       const answers = await windows.rowsOfMany(duck, [task(0, 0, 1), task(2000, 0, 1), task(4000, 0, 1)], noLog);
