@@ -44,10 +44,12 @@ const SPARE_SLABS = 8;
  * calls and wake-ups of those reads cost more than the framing. After a
  * read shorter than GATHER_BELOW the tapped socket stops reading for
  * GATHER_MS while the kernel gathers what follows: about 3,800 reads
- * instead, the process's CPU for receiving 0.95 → 0.40 s and the COPY's wall
- * time 2.85 → 2.38 s (the server's own CPU fell with it; bench/runs/
- * 2026-12-05-export-cpu.md). A millisecond of 8 kB sends is well inside
- * the socket's receive buffer, so the server is not held up.
+ * instead. Receiving alone, the process's CPU fell 0.95 → 0.40 s and the
+ * COPY's wall time 2.85 → 2.38 s, the server's own CPU with it; a whole
+ * export's CPU 3.93 → 3.73 s, its reads being longer already while the
+ * worker writes parts (bench/runs/2026-12-05-export-cpu.md). A millisecond
+ * of 8 kB sends is well inside the socket's receive buffer, so the server
+ * is not held up.
  */
 const GATHER_MS = 1;
 const GATHER_BELOW = 64 * 1024;
