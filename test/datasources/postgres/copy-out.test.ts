@@ -3,7 +3,8 @@
  * is unset): the rows of a COPY arrive whole, counted and in order, with the
  * right bound on the longest; the rows sent before an error all arrive before
  * it (the last of them share the error's packet); a row longer than many
- * socket reads arrives whole; reads are gathered well past the server's 8 kB sends; and the session goes on afterwards.
+ * socket reads arrives whole; reads gather many of the server's 8 kB sends;
+ * and the session goes on afterwards.
  */
 import { describe, expect, it } from 'vitest';
 import { CopyOut } from '../../../src/datasources/postgres/export/copy-out.ts';
