@@ -11,6 +11,7 @@ import { FILTER_OPS, type Filter, type FilterOp, type ReadRequest, type SortKey 
 import { rowJsonExpression } from '../columns/value-encoding.ts';
 import { isListFilterOp } from '../vocabulary.ts';
 import { bindType, checkFilterValue, type BoundValue } from './filter-values.ts';
+import { COLUMN_WINDOW_TEXT_BYTES } from '../worker/protocol.ts';
 
 export interface PartFile {
   path: string;
@@ -229,4 +230,40 @@ export function windowSql(selected: PlannedColumn[], path: string, from: number,
   // As DOUBLE, exact to 2^53, so the worker adds plain numbers rather than a BigInt a row.
   const columns = [...selected.map((c, i) => `${quoteIdent(c.storageName)} AS c${i}`), `${text.length === 0 ? '0::DOUBLE' : `CAST(${text.join(' + ')} AS DOUBLE)`} AS text_bytes`];
   return `SELECT ${columns.join(', ')} FROM read_parquet(${quoteLiteral(path)}, file_row_number = true) WHERE file_row_number >= ${from} AND file_row_number < ${to}`;
+}
+
+/** Stored kinds a window may hold as JavaScript arrays (worker/column-window.ts): one fixed DuckDB type each, or text. */
+const COLUMN_WINDOW_STORAGE: StorageKind[] = ['bool', 'int', 'int8', 'float', 'date', 'timestamp', 'timestamptz', 'text', 'numeric_text', 'bytea'];
+
+/** Columns past which a window is copied as a table instead: 8 bytes a value, 30,720 rows, 64 columns is 15.7 MB. */
+const COLUMN_WINDOW_COLUMNS = 64;
+
+/**
+ * Rows `from` to `to` (exclusive) of one part as one row of lists, for a window a read worker keeps
+ * as JavaScript arrays (worker/column-window.ts), or null when a selected column's kind has no array
+ * form. First the rows' numbers (`r`), by which the worker checks that the lists hold the window's
+ * rows in order (comparing the lists in the statement cost DuckDB several times the rest of it); then,
+ * for each column, the list of its values, or for text its values joined (NULL past
+ * COLUMN_WINDOW_TEXT_BYTES in all) and the list of their byte lengths as INTEGERs (NULL where the
+ * value is; a value past 2 GB fails the statement, and the worker copies a table). One aggregate over
+ * one scan by one thread sees the rows in order; an ORDER BY in each aggregate would sort every
+ * column, which cost as much as the rest of the window (bench/runs/2026-12-05-page-columns.md).
+ */
+export function windowColumnsSql(selected: PlannedColumn[], path: string, from: number, to: number): string | null {
+  if (selected.length === 0 || selected.length > COLUMN_WINDOW_COLUMNS || !selected.every((c) => COLUMN_WINDOW_STORAGE.includes(c.storage))) return null;
+  const isText = (c: PlannedColumn) => TEXT_STORAGE.includes(c.storage);
+  const textBytes = selected.filter(isText).map((_, i) => `coalesce(sum(strlen(t${i})), 0)`);
+  const small = textBytes.length === 0 ? 'true' : `${textBytes.join(' + ')} <= ${COLUMN_WINDOW_TEXT_BYTES}`;
+  let texts = 0;
+  const inner: string[] = [];
+  const lists = selected.map((c, i) => {
+    if (!isText(c)) {
+      inner.push(`${quoteIdent(c.storageName)} AS c${i}`);
+      return `list(c${i}) AS c${i}`;
+    }
+    const t = `t${texts++}`;
+    inner.push(`${quoteIdent(c.storageName)} AS ${t}`);
+    return `CASE WHEN ${small} THEN string_agg(${t}, '') END AS ${t}, list(strlen(${t})::INTEGER) AS ${t}_bytes`;
+  });
+  return `SELECT list(file_row_number) AS r, ${lists.join(', ')} FROM (SELECT ${inner.join(', ')}, file_row_number FROM read_parquet(${quoteLiteral(path)}, file_row_number = true) WHERE file_row_number >= ${from} AND file_row_number < ${to})`;
 }

@@ -46,10 +46,19 @@ export interface WindowTask {
   sql: string;
   /** The same columns of rows `from` to `to` only: what the worker reads when it cannot copy the window (out of memory). */
   rowsSql: string;
+  /**
+   * The window as one row of lists (windowColumnsSql), rows `first` to `first + rows` of its part,
+   * when its columns can be held as JavaScript arrays: the worker reads it so, and copies a table
+   * with `sql` only when that fails.
+   */
+  columns?: { sql: string; first: number; rows: number } | undefined;
   storages: StorageKind[];
   from: number;
   to: number;
 }
+
+/** The text a window held as arrays may carry; past it its statement answers the text as NULL and the worker copies a table. */
+export const COLUMN_WINDOW_TEXT_BYTES = 16 * 1024 * 1024;
 
 /**
  * Rows of several windows at once (RowWindows.rowsOfMany): the pages that waited while their

@@ -1,33 +1,39 @@
 /**
  * Windows of stored rows a read worker keeps decoded, so that the pages of
- * a row group after the first cost about a millisecond instead of the row
- * group's decode each. A part's Parquet holds one data page per column per
- * row group, so any page of a row group costs DuckDB that whole row group
- * (bench/runs/2026-12-01-pages.md, attempt 4); copying the row group into a
- * table of the worker's DuckDB costs about what two pages do, and every
- * later page of it is a row range of that table, encoded in JavaScript
- * (columns/value-json-js.ts) rather than by DuckDB's JSON functions, which
- * cost several times the rest of a page. A window is known by its part's
- * content hash, so it can hold no other bytes than the part's; the API
- * thread sends the pages of one window to the same worker (window-reads.ts),
- * and the pages that wait for a busy worker in one batch (window-batches.ts),
- * whose rows one statement cuts from all their windows (rowsOfMany).
+ * a row group after the first cost well under a millisecond instead of the
+ * row group's decode each. A part's Parquet holds one data page per column
+ * per row group, so any page of a row group costs DuckDB that whole row
+ * group (bench/runs/2026-12-01-pages.md, attempt 4). A window whose columns
+ * are all of the kinds column-window.ts holds is read by one statement into
+ * JavaScript arrays, and its pages are cut and encoded in JavaScript with
+ * no statement at all (bench/runs/2026-12-05-page-columns.md). Any other
+ * window is copied into a table of the worker's DuckDB, which costs about
+ * what two pages do, and every later page of it is a row range of that
+ * table; its values too are encoded in JavaScript (columns/value-json-js.ts)
+ * rather than by DuckDB's JSON functions, which cost several times the rest
+ * of a page. A window is known by its part's content hash, so it can hold
+ * no other bytes than the part's; the API thread sends the pages of one
+ * window to the same worker (window-reads.ts), and the pages that wait for
+ * a busy worker in one batch (window-batches.ts), whose rows one statement
+ * cuts from all their windows kept as tables (rowsOfMany).
  *
- * The windows are tables rather than result chunks held in JavaScript:
- * a chunk's memory is freed only when the garbage collector gets round to
- * finalizing it, which under a stream of new windows let a worker's memory
- * run hundreds of MB past what it kept (bench/runs/2026-12-02-pages.md); a
- * dropped table's memory is DuckDB's again at once, and counts against its
- * memory limit meanwhile. Bounded by the bytes the windows hold (16 a value,
- * and the bytes of text, which the window's statement counts), least
- * recently used out first; a window past a quarter of the bound answers its
- * page and is dropped, and the caller is told, so it reads that artifact's
- * pages by statements instead. A window DuckDB cannot copy within its
- * memory limit is not copied: the rows asked for are read on their own.
+ * Neither form holds DuckDB's result chunks: a chunk's memory is freed only
+ * when the garbage collector gets round to finalizing it, which under a
+ * stream of new windows let a worker's memory run hundreds of MB past what
+ * it kept (bench/runs/2026-12-02-pages.md); a dropped table's memory is
+ * DuckDB's again at once, and counts against its memory limit meanwhile,
+ * and arrays are the JavaScript heap's own, counted to the byte. Bounded by
+ * the bytes the windows hold (a table's: 16 a value and the bytes of text,
+ * which the window's statement counts), least recently used out first; a
+ * window past a quarter of the bound answers its page and is dropped, and
+ * the caller is told, so it reads that artifact's pages by statements
+ * instead. A window DuckDB cannot copy within its memory limit is not
+ * copied: the rows asked for are read on their own.
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDBVector } from '@duckdb/node-api';
 import { valueEncoder, type ValueEncoder } from '../columns/value-json-js.ts';
 import { toErrorData, toSluiceError } from '../errors.ts';
+import { cutColumns, readColumnWindow, type ColumnWindow } from './column-window.ts';
 import type { Settled, WindowResult, WindowTask } from './protocol.ts';
 
 /** Bound on the bytes of the windows one worker keeps. */
@@ -38,13 +44,20 @@ const VALUE_BYTES = 16;
 /** Numbers the windows' tables: one count for the thread, so no two sets of windows on a connection meet. */
 let made = 0;
 
-interface Window {
+interface TableWindow {
   table: string;
   /** Rows $1 to $2 (exclusive) of the table, prepared once: a page is then a bind and a run. */
   slice: DuckDBPreparedStatement;
   /** The table's column types in order: windows of one shape can be cut by one statement (cutMany). */
   shape: string;
   bytes: number;
+}
+
+/** A window as a table of the worker's DuckDB, or as JavaScript arrays (column-window.ts) where its columns allow. */
+type Window = TableWindow | ColumnWindow;
+
+function isTable(window: Window): window is TableWindow {
+  return 'table' in window;
 }
 
 /**
@@ -150,7 +163,8 @@ export class RowWindows {
       const byShape = new Map<string, number[]>();
       tasks.forEach((task, i) => {
         const window = windows.get(task.key)!.window;
-        if (window === null) return;
+        // A window of arrays is cut in JavaScript below, with no statement to share.
+        if (window === null || !isTable(window)) return;
         const same = byShape.get(window.shape);
         if (same === undefined) byShape.set(window.shape, [i]);
         else same.push(i);
@@ -161,7 +175,7 @@ export class RowWindows {
         const rows = await (async () =>
           cutMany(
             connection,
-            indexes.map((i) => ({ window: windows.get(tasks[i]!.key)!.window!, encoders: encodersOf(tasks[i]!), from: tasks[i]!.from, to: tasks[i]!.to })),
+            indexes.map((i) => ({ window: windows.get(tasks[i]!.key)!.window as TableWindow, encoders: encodersOf(tasks[i]!), from: tasks[i]!.from, to: tasks[i]!.to })),
           ))().catch(() => null);
         rows?.forEach((rowsJson, n) => {
           const task = tasks[indexes[n]!]!;
@@ -195,8 +209,20 @@ export class RowWindows {
     return answers as Settled<WindowResult>[];
   }
 
-  /** The window copied into a table of its own, and the bytes it holds. */
+  /**
+   * The window as JavaScript arrays when its columns allow and the statement gives its rows in order,
+   * else copied into a table of its own; and the bytes it holds.
+   */
   async #read(connection: DuckDBConnection, task: WindowTask): Promise<Window> {
+    if (task.columns !== undefined) {
+      const { sql, first, rows } = task.columns;
+      const window = await readColumnWindow(connection, sql, first, rows).catch(() => null);
+      if (window !== null) return window;
+    }
+    return this.#readTable(connection, task);
+  }
+
+  async #readTable(connection: DuckDBConnection, task: WindowTask): Promise<TableWindow> {
     const table = `window_${++made}`;
     let slice: DuckDBPreparedStatement | undefined;
     try {
@@ -231,6 +257,8 @@ export class RowWindows {
 }
 
 async function drop(connection: DuckDBConnection, window: Window): Promise<void> {
+  // Arrays are the collector's to free.
+  if (!isTable(window)) return;
   window.slice.destroySync();
   await connection.run(`DROP TABLE IF EXISTS ${window.table}`);
 }
@@ -250,6 +278,7 @@ async function readChunks(connection: DuckDBConnection, sql: string): Promise<Du
 
 /** Rows `from` to `to` of the window, in order. */
 async function cut(window: Window, encoders: ValueEncoder[], from: number, to: number): Promise<string[]> {
+  if (!isTable(window)) return cutColumns(window, encoders, from, to);
   window.slice.bindBigInt(1, BigInt(from));
   window.slice.bindBigInt(2, BigInt(to));
   return encode(await (await window.slice.run()).fetchAllChunks(), encoders);
@@ -259,7 +288,7 @@ async function cut(window: Window, encoders: ValueEncoder[], from: number, to: n
  * Each slice's rows, in order, cut from windows of one shape by one statement: a branch a slice,
  * its rows told apart by the branch's number and put in order by their row numbers.
  */
-async function cutMany(connection: DuckDBConnection, slices: { window: Window; encoders: ValueEncoder[]; from: number; to: number }[]): Promise<string[][]> {
+async function cutMany(connection: DuckDBConnection, slices: { window: TableWindow; encoders: ValueEncoder[]; from: number; to: number }[]): Promise<string[][]> {
   const columns = slices[0]!.encoders.map((_, i) => `c${i}`).join(', ');
   const sql = slices
     .map((s, n) => `SELECT ${n} AS k, rowid AS r, ${columns} FROM ${s.window.table} WHERE rowid >= ${s.from} AND rowid < ${s.to}`)

@@ -3,12 +3,13 @@
  * (worker/row-windows.ts). A window is WINDOW_ROWS rows of one part,
  * aligned on the part's row groups, so reading one costs DuckDB about what
  * one page of it does; every later page of the same window, whoever asks
- * for it, is cut from the worker's copy. The pages of a window all go to the
- * worker that keeps it. Only columns JavaScript encodes exactly as DuckDB
- * does qualify (columns/value-json-js.ts); a page of other columns is read
- * by a statement as before.
+ * for it, is cut from the worker's copy: JavaScript arrays where the
+ * columns' kinds allow (windowColumnsSql), a DuckDB table otherwise. The
+ * pages of a window all go to the worker that keeps it. Only columns
+ * JavaScript encodes exactly as DuckDB does qualify (columns/value-json-js.ts);
+ * a page of other columns is read by a statement as before.
  */
-import { project, windowSql } from '../read-sql.ts';
+import { project, windowColumnsSql, windowSql } from '../read-sql.ts';
 import { valueEncoder } from '../../columns/value-json-js.ts';
 import type { BlobRecord } from '../../catalog/catalog.ts';
 import type { PlannedColumn } from '../../columns/column-plan.ts';
@@ -89,10 +90,12 @@ export async function windowPage(ctx: StoreContext, windows: WindowWorkers, blob
       const size = Math.min(WINDOW_ROWS, file.rows - piece.window);
       const key = `${file.sha256}\u0000${piece.window}\u0000${names}`;
       keys.push(key);
+      const columnsSql = windowColumnsSql(selected, file.path, piece.window, piece.window + size);
       return windows.read(
         {
           key,
           sql: windowSql(selected, file.path, piece.window, piece.window + size),
+          columns: columnsSql === null ? undefined : { sql: columnsSql, first: piece.window, rows: size },
           rowsSql: windowSql(selected, file.path, piece.window + piece.from, piece.window + piece.to),
           storages,
           from: piece.from,
