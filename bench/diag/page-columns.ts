@@ -13,33 +13,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { quoteLiteral } from '../../src/columns/column-plan.ts';
 import { windowColumnsSql, windowSql } from '../../src/artifacts/read-sql.ts';
 import { RowWindows } from '../../src/worker/row-windows.ts';
-import { plannedColumns } from '../lib/describe.ts';
+import { cpuPerRun, writePageParts } from '../lib/page-parts.ts';
 
-const COLUMNS = ['g::int8', 'md5(g::text)', '(g % 1000)::int4', 'now()::timestamptz', '(g * 0.5)::float8', '(g % 7 = 0)', "('name-' || (g % 5000))::text"];
-const SQL = `select ${COLUMNS.map((c, i) => `${c} as c${i}`).join(', ')} from generate_series(1, 10) g`;
-const PART_ROWS = 200_000;
 const WINDOW = 30_720;
 const PAGES = 30;
 const dir = mkdtempSync(join(tmpdir(), 'page-columns-'));
 const duck = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
 try {
-  const columns = await plannedColumns(SQL);
-  const parts: string[] = [];
-  for (let i = 0; i < 10; i++) {
-    const path = join(dir, `part-${i}.parquet`);
-    const select = columns.map((c, k) => `${COLUMNS[k]!.replaceAll('g', `(g + ${i * PART_ROWS})`).replace('(g + 0)', 'g')} AS "${c.storageName}"`).join(', ');
-    await duck.run(`COPY (SELECT ${select} FROM generate_series(1, ${PART_ROWS}) t(g)) TO ${quoteLiteral(path)} (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 30000)`);
-    parts.push(path);
-  }
-  const cpuPer = async (n: number, run: (i: number) => Promise<unknown>): Promise<number> => {
-    const start = process.cpuUsage();
-    for (let i = 0; i < n; i++) await run(i);
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / 1000 / n;
-  };
+  const { columns, parts: written } = await writePageParts(duck, dir);
+  const parts = written.map((p) => p.path);
   const at = (i: number) => ((i * 7919) % 6) * WINDOW;
   const storages = columns.map((c) => c.storage);
   let key = 0;
@@ -62,7 +46,7 @@ try {
   ] as const;
   for (let r = 0; r < 5; r++) {
     const round: Record<string, number> = {};
-    for (const [name, run] of [...order.slice(r % order.length), ...order.slice(0, r % order.length)]) round[name] = await cpuPer(10, run);
+    for (const [name, run] of [...order.slice(r % order.length), ...order.slice(0, r % order.length)]) round[name] = await cpuPerRun(10, run);
     rounds.push(round);
   }
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -19,29 +19,14 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { buildReadStatement } from '../../src/artifacts/read-sql.ts';
 import { quoteLiteral } from '../../src/columns/column-plan.ts';
-import { plannedColumns } from '../lib/describe.ts';
+import { cpuPerRun, writePageParts } from '../lib/page-parts.ts';
 
-const COLUMNS = ['g::int8', 'md5(g::text)', '(g % 1000)::int4', 'now()::timestamptz', '(g * 0.5)::float8', '(g % 7 = 0)', "('name-' || (g % 5000))::text"];
-const SQL = `select ${COLUMNS.map((c, i) => `${c} as c${i}`).join(', ')} from generate_series(1, 10) g`;
-const PART_ROWS = 200_000;
 const WINDOW = 30_720;
 const dir = mkdtempSync(join(tmpdir(), 'page-window-'));
 const duck = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
 try {
-  const columns = await plannedColumns(SQL);
-  const parts: { path: string; rows: number }[] = [];
-  for (let i = 0; i < 10; i++) {
-    const path = join(dir, `part-${String(i).padStart(5, '0')}.parquet`);
-    const select = columns.map((c, k) => `${COLUMNS[k]!.replaceAll('g', `(g + ${i * PART_ROWS})`).replace('(g + 0)', 'g')} AS "${c.storageName}"`).join(', ');
-    await duck.run(`COPY (SELECT ${select} FROM generate_series(1, ${PART_ROWS}) t(g)) TO ${quoteLiteral(path)} (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 30000)`);
-    parts.push({ path, rows: PART_ROWS });
-  }
-  const cpuPer = async (n: number, run: (i: number) => Promise<unknown>): Promise<number> => {
-    const start = process.cpuUsage();
-    for (let i = 0; i < n; i++) await run(i);
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / 1000 / n;
-  };
+  const { columns, parts } = await writePageParts(duck, dir);
+  const cpuPer = cpuPerRun;
   const at = (i: number) => ((i * 7919) % 6) * WINDOW;
   const page = (i: number) => {
     const part = parts[i % 10]!;

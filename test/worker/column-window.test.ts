@@ -6,11 +6,9 @@
  * not the window's rows in order, or whose text is past its bound, makes no
  * window; and the read worker's windows fall back to a table then.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDuckScratch, type DuckScratch } from '../helpers/duck-scratch.ts';
 import { quoteLiteral, type PlannedColumn, type StorageKind } from '../../src/columns/column-plan.ts';
 import { windowColumnsSql, windowSql } from '../../src/artifacts/read-sql.ts';
 import { COLUMN_WINDOW_TEXT_BYTES } from '../../src/worker/protocol.ts';
@@ -41,23 +39,20 @@ const COLUMNS: PlannedColumn[] = KINDS.map((k, i) => ({ name: `k${i}`, type: k.s
 /** Rows of the part: each column cycles through its values, so every row mixes them differently. */
 const ROWS = 5000;
 
-let dir: string;
+let scratch: DuckScratch;
 let file: string;
 let duck: DuckDBConnection;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'column-window-'));
-  file = join(dir, 'part.parquet');
-  duck = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
+  scratch = await openDuckScratch('column-window-');
+  ({ duck } = scratch);
+  file = scratch.path('part.parquet');
   await duck.run("SET TimeZone = 'UTC'");
   const select = KINDS.map((k, i) => `CAST(CASE g % ${k.values.length} ${k.values.map((v, n) => `WHEN ${n} THEN CAST(${v} AS ${k.duckType})`).join(' ')} END AS ${k.duckType}) AS k${i}`);
   await duck.run(`COPY (SELECT ${select.join(', ')} FROM range(${ROWS}) t(g) ORDER BY g) TO ${quoteLiteral(file)} (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 2048)`);
 });
 
-afterAll(() => {
-  duck.closeSync();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => scratch.close());
 
 /** Window tables on the connection now (other tests' windows kept too). */
 async function tables(): Promise<number> {
@@ -113,7 +108,7 @@ describe('column windows', () => {
   });
 
   it('makes no window of text past its bound', async () => {
-    const wide = join(dir, 'wide.parquet');
+    const wide = scratch.path('wide.parquet');
     const rows = Math.ceil(COLUMN_WINDOW_TEXT_BYTES / 500_000) + 1;
     await duck.run(`COPY (SELECT g::BIGINT AS n, repeat('x', 500000) AS t FROM range(${rows}) t(g)) TO ${quoteLiteral(wide)} (FORMAT parquet)`);
     const columns: PlannedColumn[] = [
@@ -125,7 +120,7 @@ describe('column windows', () => {
   });
 
   it('holds a column of NULLs only', async () => {
-    const nulls = join(dir, 'nulls.parquet');
+    const nulls = scratch.path('nulls.parquet');
     await duck.run(`COPY (SELECT NULL::VARCHAR AS t, NULL::BIGINT AS n FROM range(10)) TO ${quoteLiteral(nulls)} (FORMAT parquet)`);
     const columns: PlannedColumn[] = [
       { name: 't', type: 'text', storageName: 't', storage: 'text', duckType: 'VARCHAR' },

@@ -3,11 +3,9 @@
  * real Parquet file: bounded by their bytes, least recently used out first,
  * and rows that are exactly the window's.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDuckScratch, type DuckScratch } from '../helpers/duck-scratch.ts';
 import { quoteLiteral, type PlannedColumn } from '../../src/columns/column-plan.ts';
 import { windowSql } from '../../src/artifacts/read-sql.ts';
 import { RowWindows } from '../../src/worker/row-windows.ts';
@@ -20,21 +18,18 @@ const COLUMNS: PlannedColumn[] = [
 ];
 const ROWS = 10_000;
 
-let dir: string;
+let scratch: DuckScratch;
 let file: string;
 let duck: DuckDBConnection;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'row-windows-'));
-  file = join(dir, 'part.parquet');
-  duck = await (await DuckDBInstance.create(':memory:', { threads: '1' })).connect();
+  scratch = await openDuckScratch('row-windows-');
+  ({ duck } = scratch);
+  file = scratch.path('part.parquet');
   await duck.run(`COPY (SELECT g::BIGINT AS n, md5(g::VARCHAR) AS h FROM range(${ROWS}) t(g)) TO ${quoteLiteral(file)} (FORMAT parquet, ROW_GROUP_SIZE 2048)`);
 });
 
-afterAll(() => {
-  duck.closeSync();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => scratch.close());
 
 /** Rows `from`-`to` of the window of 2,000 rows starting at `start`. */
 function task(start: number, from: number, to: number): WindowTask {
