@@ -1,7 +1,8 @@
 /**
  * Starts Sluice with a documented command and checks it over HTTP: health, a
  * query that makes an artifact (checked row by row through an aggregate), a
- * page read that follows its cursor once, a
+ * sorted page read that follows its cursor once, a plain page (cut from a
+ * read worker's window), a
  * cancel of a running statement (seen to stop on the database itself), and
  * a clean exit on SIGTERM. Each command runs its runtime for real:
  *   node         `npm start`            Node on the build in dist/
@@ -138,6 +139,10 @@ export async function smoke(target: string): Promise<string[]> {
     );
     const next = await api(path, { ...read, cursor: page.body.data.nextCursor });
     check(next.status === 200 && (next.body.data?.rows as unknown[][] | undefined)?.map((row) => row[0]).join() === '99997,99996,99995', 'next page by the cursor', next.body);
+    // A plain first page: a read worker cuts it from a window it holds as JavaScript arrays (worker/column-window.ts).
+    const plain = await api(path, { limit: 3 });
+    const firstRows = [1, 2, 3].map((g) => [String(g), g, `2026-01-31T10:00:0${g}.000000Z`, String.fromCharCode(97 + g).repeat(g)]);
+    check(plain.status === 200 && JSON.stringify(plain.body.data?.rows) === JSON.stringify(firstRows), 'plain page from a window', plain.body);
 
     // The marker is a parameter of the look-up, so the look-up never finds itself.
     const mark = (marker = `smoke_${randomBytes(6).toString('hex')}`);
