@@ -13,7 +13,7 @@ const NEEDS_CANCEL = 'the smoke servers need a PostgreSQL where a cancel stops t
 // One line in the output for the four targets, which keep their plain names when they run.
 const title = EMBEDDED ? `${skipNote(true, 'runtime smoke', NEEDS_CANCEL)}: %s` : '%s';
 describe.skipIf(EMBEDDED).each(['node', 'bun', 'deno', 'bun-sources'])(title, (target) => {
-  it('serves the console, a query with an artifact, two pages by the cursor and a cancel, then exits cleanly', async () => {
+  it('serves the console, a query with an artifact, two pages by the cursor, a plain page cut from a window and a cancel, then exits cleanly', async () => {
     expect(await smoke(target)).toEqual([
       'readyz',
       'healthz',
@@ -24,6 +24,7 @@ describe.skipIf(EMBEDDED).each(['node', 'bun', 'deno', 'bun-sources'])(title, (t
       'every row stored exactly',
       'page read',
       'next page by the cursor',
+      'plain page from a window',
       'slow query answered 202',
       'slow query running on the database',
       'cancel',
