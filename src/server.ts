@@ -18,6 +18,7 @@ import { DatasourceRegistry, type DatasourceSpec } from './datasources/registry.
 import { QueryService } from './query/query-service.ts';
 import { poolLanes, WindowBatches } from './worker/window-batches.ts';
 import { WorkerPool } from './worker/worker-pool.ts';
+import { roomForWorkerBuffers } from './runtime/worker-heaps.ts';
 import type { QueryWorkerData } from './worker/protocol.ts';
 import type { Readiness } from './routes/system/handlers.ts';
 import { serve } from './runtime/serve.ts';
@@ -119,6 +120,7 @@ async function planDatasources(config: Config, logger: Logger): Promise<{ regist
 }
 
 function createPools(config: Config, spillDir: string, logger: Logger, seams: StartSeams): { queryPool: WorkerPool; readPool: WorkerPool; readWindows: WindowBatches } {
+  roomForWorkerBuffers();
   // Exports run PostgreSQL, the stream and DuckDB's conversion side by side: one DuckDB
   // thread each leaves the other core to the database (measured faster on 2 cores).
   const exportWorker: QueryWorkerData = { duckdbThreads: 1, duckdbMemoryLimit: '256MB', spillDir };
