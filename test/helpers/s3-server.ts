@@ -26,8 +26,21 @@ export const S3_ACCESS_KEY = 'S3RVER';
 const S3RVER = createRequire(import.meta.url).resolve('s3rver');
 
 // Runs in the child: prints the port once listening, and ends when its parent goes (stdin closes).
+// s3rver 3.7 answers a PUT when its hashing stream ends, before its file stream has written the
+// object (lib/stores/filesystem.js), so a listing right after could see 0 bytes on a loaded machine.
+// The patch waits for the file to hold them, as S3 does before it answers.
 const CHILD = `
 const S3rver = require(process.env.S3RVER_MODULE);
+const { join, dirname } = require('node:path');
+const { stat } = require('node:fs/promises');
+const FilesystemStore = require(join(dirname(process.env.S3RVER_MODULE), 'stores', 'filesystem.js'));
+const putObject = FilesystemStore.prototype.putObject;
+FilesystemStore.prototype.putObject = async function (object) {
+  const put = await putObject.call(this, object);
+  const file = this.getResourcePath(object.bucket, object.key, 'object');
+  for (let wait = 0; wait < 1000 && (await stat(file)).size < put.size; wait++) await new Promise((r) => setTimeout(r, 5));
+  return put;
+};
 const bucket = process.env.S3RVER_BUCKET;
 new S3rver({ address: '127.0.0.1', port: Number(process.env.S3RVER_PORT), silent: true,
   directory: process.env.S3RVER_DIRECTORY, configureBuckets: bucket ? [{ name: bucket }] : [] })
