@@ -18,6 +18,7 @@ import { DatasourceRegistry, type DatasourceSpec } from './datasources/registry.
 import { QueryService } from './query/query-service.ts';
 import { poolLanes, WindowBatches } from './worker/window-batches.ts';
 import { WorkerPool } from './worker/worker-pool.ts';
+import { windowBoundFor } from './worker/window-bound.ts';
 import { roomForWorkerBuffers } from './runtime/worker-heaps.ts';
 import type { QueryWorkerData } from './worker/protocol.ts';
 import type { Readiness } from './routes/system/handlers.ts';
@@ -124,7 +125,7 @@ function createPools(config: Config, spillDir: string, logger: Logger, seams: St
   // Exports run PostgreSQL, the stream and DuckDB's conversion side by side: one DuckDB
   // thread each leaves the other core to the database (measured faster on 2 cores).
   const exportWorker: QueryWorkerData = { duckdbThreads: 1, duckdbMemoryLimit: '256MB', spillDir };
-  const readWorker: QueryWorkerData = { duckdbThreads: 2, duckdbMemoryLimit: '512MB', spillDir };
+  const readWorker: QueryWorkerData = { duckdbThreads: 2, duckdbMemoryLimit: '512MB', spillDir, windowBytes: windowBoundFor(config.readWorkers) };
   const queryPool = new WorkerPool(seams.queryWorker ?? QUERY_WORKER, config.queryWorkers, exportWorker, 1, logger);
   // The read pool's first worker starts once the server is ready, in the background: start-up
   // does not wait for it, and the first read does not pay for loading it.

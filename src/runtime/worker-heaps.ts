@@ -19,7 +19,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 
-/** The initial old generation of each worker thread's heap, in MB: about a read worker's bound on windows (row-windows.ts). */
+/** The initial old generation of each worker thread's heap, in MB: a read worker's default bound on windows (window-bound.ts). */
 export const WORKER_OLD_SPACE_MB = 64;
 
 let applied = false;

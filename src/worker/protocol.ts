@@ -150,6 +150,6 @@ export interface QueryWorkerData {
   duckdbMemoryLimit: string;
   /** This process's folder of spills: the worker's DuckDB instances spill past their memory limit into directories of their own there (spill-directory.ts). */
   spillDir: string;
-  /** Bound on the memory of the row windows the worker keeps (row-windows.ts); WINDOW_BYTES when absent. */
+  /** Bound on the memory of the row windows the worker keeps (row-windows.ts, window-bound.ts); WINDOW_BYTES when absent. */
   windowBytes?: number;
 }

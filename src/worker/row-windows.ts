@@ -25,19 +25,20 @@
  * and arrays are the JavaScript heap's own, counted to the byte. Bounded by
  * the bytes the windows hold (a table's: 16 a value and the bytes of text,
  * which the window's statement counts), least recently used out first; a
- * window past a quarter of the bound answers its page and is dropped, and
+ * window past a quarter of WINDOW_BYTES answers its page and is dropped, and
  * the caller is told, so it reads that artifact's pages by statements
  * instead. A window DuckDB cannot copy within its memory limit is not
- * copied: the rows asked for are read on their own.
+ * copied: the rows asked for are read on their own. A worker given a larger
+ * bound (window-bound.ts) keeps more windows of arrays with it, not wider
+ * ones, and no more tables: those live in DuckDB, under its memory limit.
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBPreparedStatement, DuckDBVector } from '@duckdb/node-api';
 import { valueEncoder, type ValueEncoder } from '../columns/value-json-js.ts';
 import { toErrorData, toSluiceError } from '../errors.ts';
 import { cutColumns, readColumnWindow, type ColumnWindow } from './column-window.ts';
 import type { Settled, WindowResult, WindowTask } from './protocol.ts';
+import { WINDOW_BYTES } from './window-bound.ts';
 
-/** Bound on the bytes of the windows one worker keeps. */
-export const WINDOW_BYTES = 64 * 1024 * 1024;
 /** What DuckDB holds for each value in a vector: a string's header, or a number with room to spare. */
 const VALUE_BYTES = 16;
 
@@ -73,12 +74,16 @@ interface InBatch {
 
 export class RowWindows {
   readonly #maxBytes: number;
+  /** WINDOW_BYTES, or the bound when it is smaller: the bound on the tables, four times one window's and twice a batch's reads. */
+  readonly #measure: number;
   /** Map order is recency: the first key is the least recently used. */
   readonly #windows = new Map<string, Window>();
   #bytes = 0;
+  #tableBytes = 0;
 
-  constructor(maxBytes = WINDOW_BYTES) {
+  constructor(maxBytes = WINDOW_BYTES, measureBytes = WINDOW_BYTES) {
     this.#maxBytes = maxBytes;
+    this.#measure = Math.min(maxBytes, measureBytes);
   }
 
   /** Windows kept now, and their bytes. */
@@ -108,7 +113,7 @@ export class RowWindows {
     const window = await this.#read(connection, task).catch(() => null);
     // A window DuckDB could not copy (its values past its memory limit) still answers its rows, read on their own.
     if (window === null) return { rowsJson: encode(await readChunks(connection, task.rowsSql), encoders), read: true, kept: false };
-    const keep = window.bytes <= this.#maxBytes / 4;
+    const keep = window.bytes <= this.#measure / 4;
     try {
       return { rowsJson: await cut(window, encoders, task.from, task.to), read: true, kept: keep };
     } finally {
@@ -151,14 +156,14 @@ export class RowWindows {
           windows.set(task.key, { window: kept, read: false, keep: true });
           continue;
         }
-        if (readBytes >= this.#maxBytes / 2) {
+        if (readBytes >= this.#measure / 2) {
           windows.set(task.key, { window: null, read: false, keep: false, later: true });
           continue;
         }
         // A window DuckDB could not copy still answers its tasks' rows, read on their own below.
         const window = await this.#read(connection, task).catch(() => null);
         readBytes += window?.bytes ?? 0;
-        windows.set(task.key, { window, read: true, keep: window !== null && window.bytes <= this.#maxBytes / 4 });
+        windows.set(task.key, { window, read: true, keep: window !== null && window.bytes <= this.#measure / 4 });
       }
       const byShape = new Map<string, number[]>();
       tasks.forEach((task, i) => {
@@ -243,8 +248,11 @@ export class RowWindows {
   async #keep(connection: DuckDBConnection, key: string, window: Window): Promise<void> {
     this.#windows.set(key, window);
     this.#bytes += window.bytes;
+    if (isTable(window)) this.#tableBytes += window.bytes;
     for (const [oldest, old] of this.#windows) {
-      if (this.#bytes <= this.#maxBytes) break;
+      if (this.#bytes <= this.#maxBytes && this.#tableBytes <= this.#measure) break;
+      // Past the tables' bound only, the oldest table goes: the windows of arrays before it stay.
+      if (this.#bytes <= this.#maxBytes && !isTable(old)) continue;
       this.#windows.delete(oldest);
       await this.#drop(connection, old);
     }
@@ -252,6 +260,7 @@ export class RowWindows {
 
   async #drop(connection: DuckDBConnection, window: Window): Promise<void> {
     this.#bytes -= window.bytes;
+    if (isTable(window)) this.#tableBytes -= window.bytes;
     await drop(connection, window);
   }
 }

@@ -167,6 +167,24 @@ describe('RowWindows with column windows', () => {
     expect(windows.held).toEqual({ windows: 0, bytes: 0 });
   });
 
+  it('keeps windows of arrays up to its bound, past the measure that bounds its tables', async () => {
+    const starts = [0, 500, 1000, 1500, 2000, 2500];
+    let largest = 0;
+    for (const start of starts) {
+      const alone = new RowWindows();
+      await alone.rows(duck, task(COLUMNS, start, 500, 0, 1));
+      largest = Math.max(largest, alone.held.bytes);
+    }
+    // Tables would be held to four windows here; arrays are held to the bound, six.
+    const windows = new RowWindows(6 * largest, 4 * largest);
+    const before = await tables();
+    for (const start of starts) expect(await windows.rows(duck, task(COLUMNS, start, 500, 0, 1))).toMatchObject({ read: true, kept: true });
+    expect(windows.held.windows).toBe(6);
+    expect(windows.held.bytes).toBeGreaterThan(4 * largest);
+    for (const start of starts) expect((await windows.rows(duck, task(COLUMNS, start, 500, 1, 2))).read).toBe(false);
+    expect(await tables()).toBe(before);
+  });
+
   it('copies a table when the arrays cannot be made, with the same rows', async () => {
     const windows = new RowWindows();
     const before = await tables();

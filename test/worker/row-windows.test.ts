@@ -82,6 +82,20 @@ describe('RowWindows', () => {
     expect((await windows.rows(duck, task(4000, 0, 1))).read).toBe(true);
   });
 
+  it('keeps no more tables than its measure whatever its bound, dropping the least recently used', async () => {
+    // A bound of 16 windows, a measure of 4: the tables live in DuckDB, under its memory limit.
+    const windows = new RowWindows(16 * WINDOW, 4 * WINDOW);
+    const tables = async () => Number((await duck.runAndReadAll("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'window_%'")).getRows()[0]![0]);
+    const before = await tables();
+    for (const start of [0, 2000, 4000, 6000, 8000]) expect(await windows.rows(duck, task(start, 0, 1))).toMatchObject({ read: true, kept: true });
+    expect(windows.held).toEqual({ windows: 4, bytes: 4 * WINDOW });
+    expect(await tables()).toBe(before + 4);
+    expect((await windows.rows(duck, task(8000, 1, 2))).read).toBe(false);
+    expect((await windows.rows(duck, task(0, 1, 2))).read).toBe(true);
+    await windows.forget(duck, [0, 2000, 4000, 6000, 8000].map((start) => task(start, 0, 1).key));
+    expect(await tables()).toBe(before);
+  });
+
   it('keeps no window past a quarter of its bound, and forgets a window it is told to', async () => {
     const small = new RowWindows(2 * WINDOW);
     const unkept = await small.rows(duck, task(0, 0, 2));
